@@ -1,0 +1,76 @@
+"""Run-time choices every notebook makes: profile, device, seed.
+
+The three are the papermill parameters of each notebook. Each is validated here so that a
+wrong value stops the notebook at once with a message that names the allowed values.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import torch
+
+PROFILES = ("quick", "paper")
+"""Named parameter sets: ``quick`` runs the whole book on a laptop CPU in minutes; ``paper``
+uses the papers' sizes and is meant for a GPU."""
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming ``name``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
+def check_profile(profile: str) -> str:
+    """Validate a profile name (``quick`` or ``paper``)."""
+    return check_choice("profile", profile, PROFILES)
+
+
+def select(profile: str, **by_profile):
+    """Pick the value for ``profile`` among keyword arguments named after the profiles.
+
+    >>> select("quick", quick=100, paper=10_000)
+    100
+    """
+    check_profile(profile)
+    missing = [p for p in PROFILES if p not in by_profile]
+    extra = [p for p in by_profile if p not in PROFILES]
+    if missing or extra:
+        raise ValueError(f"select() needs exactly the profiles {PROFILES}; missing {missing}, "
+                         f"unknown {extra}")
+    return by_profile[profile]
+
+
+def resolve_device(device: str = "auto") -> torch.device:
+    """Turn ``auto`` | ``cpu`` | ``cuda`` into a :class:`torch.device`.
+
+    ``auto`` picks CUDA when it is available. Asking for ``cuda`` on a machine without it is
+    an error rather than a silent fallback, so a results file never claims the wrong device.
+    """
+    check_choice("device", device, DEVICES)
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device='cuda' was requested but torch.cuda.is_available() is False; "
+                         "use device='cpu' or 'auto'")
+    return torch.device(device)
+
+
+def seed_everything(seed: int, device: torch.device | str = "cpu") -> torch.Generator:
+    """Seed Python, NumPy and torch; return a fresh generator on ``device`` seeded with ``seed``.
+
+    Library samplers take the returned generator explicitly, so results never depend on how
+    much randomness other code consumed before.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int; got {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    generator = torch.Generator(device=torch.device(device))
+    generator.manual_seed(seed)
+    return generator
