@@ -69,7 +69,7 @@ def seed_everything(seed: int, device: torch.device | str = "cpu") -> torch.Gene
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative int; got {seed!r}")
     random.seed(seed)
-    np.random.seed(seed % 2**32)
+    np.random.seed(seed % 2**32)  # noqa: NPY002 (the legacy global state users may still call)
     torch.manual_seed(seed)
     generator = torch.Generator(device=torch.device(device))
     generator.manual_seed(seed)

@@ -1,0 +1,137 @@
+"""The results file of a notebook: its measured numbers and how they were produced.
+
+Each executed notebook writes ``<results dir>/<notebook>.json``::
+
+    {"notebook": ..., "profile": ..., "device": ..., "seed": ..., "wall_time_s": ...,
+     "metrics": {name: number}, "timing_metrics": [names], "versions": {...}}
+
+Metrics listed in ``timing_metrics`` are machine-dependent (speeds, ratios of timings); every
+other metric is a deterministic function of the profile, device and seed. Each recorded
+metric is also glued (myst-nb) under the same name, so the book's prose shows the very number
+that the file holds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from . import __version__
+from .runtime import check_profile
+
+RESULTS_DIR_VARIABLE = "ATTENTION_DYNAMICS_RESULTS"
+
+
+def results_dir() -> Path:
+    """Where results files go: ``$ATTENTION_DYNAMICS_RESULTS``, else ``<book root>/_build/results``.
+
+    The book root is the nearest folder at or above the working directory holding ``_toc.yml``;
+    without one, ``./_build/results``.
+    """
+    if os.environ.get(RESULTS_DIR_VARIABLE):
+        return Path(os.environ[RESULTS_DIR_VARIABLE])
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").exists():
+            return folder / "_build" / "results"
+    return here / "_build" / "results"
+
+
+def environment_versions() -> dict[str, str]:
+    """Versions of what produced a result: library, torch, Python, platform, CPU threads."""
+    return {
+        "attention_dynamics": __version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "torch_threads": str(torch.get_num_threads()),
+        "cuda_device": torch.cuda.get_device_name() if torch.cuda.is_available() else "none",
+    }
+
+
+def _glue(name: str, value) -> None:
+    """Glue ``value`` for the book when running under a Jupyter kernel; a no-op elsewhere."""
+    if "ipykernel" not in sys.modules:
+        return
+    from myst_nb import glue
+
+    glue(name, value, display=False)
+
+
+class Results:
+    """Collects one notebook's metrics and writes its results file.
+
+    The wall clock starts when the object is created, so create it in the first code cell.
+
+    Args:
+        notebook: the notebook's name (the file stem), which names the JSON file.
+        profile, device, seed: the notebook's parameters, recorded as they were resolved.
+        directory: where to write; defaults to :func:`results_dir`.
+    """
+
+    def __init__(self, notebook: str, profile: str, device: str | torch.device, seed: int,
+                 directory: str | Path | None = None):
+        if not notebook or any(c in notebook for c in "/\\"):
+            raise ValueError(f"notebook must be a plain file stem; got {notebook!r}")
+        self.notebook = notebook
+        self.profile = check_profile(profile)
+        self.device = str(device)
+        self.seed = seed
+        self.directory = Path(directory) if directory is not None else results_dir()
+        self.metrics: dict[str, float] = {}
+        self.timing_metrics: list[str] = []
+        self._start = time.perf_counter()
+
+    def record(self, name: str, value, timing: bool = False) -> float:
+        """Store a finite number under ``name`` (and glue it); return it as a float.
+
+        ``timing=True`` marks a machine-dependent number (a speed or a ratio of timings).
+        Recording a name twice is an error, so no number is silently replaced.
+        """
+        if not name.isidentifier():
+            raise ValueError(f"name must be an identifier-like metric name; got {name!r}")
+        if name in self.metrics:
+            raise ValueError(f"metric {name!r} was already recorded")
+        number = float(value.item() if isinstance(value, torch.Tensor) else value)
+        if not math.isfinite(number):
+            raise ValueError(f"metric {name!r} must be finite; got {number}")
+        self.metrics[name] = number
+        if timing:
+            self.timing_metrics.append(name)
+        _glue(name, number)
+        return number
+
+    def as_dict(self) -> dict:
+        """The results file's content."""
+        return {
+            "notebook": self.notebook,
+            "profile": self.profile,
+            "device": self.device,
+            "seed": self.seed,
+            "wall_time_s": round(time.perf_counter() - self._start, 3),
+            "metrics": self.metrics,
+            "timing_metrics": self.timing_metrics,
+            "versions": environment_versions(),
+        }
+
+    def save(self) -> Path:
+        """Write ``<directory>/<notebook>.json`` atomically and return its path."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{self.notebook}.json"
+        partial = path.with_suffix(".json.partial")
+        partial.write_text(json.dumps(self.as_dict(), indent=2, sort_keys=True) + "\n")
+        partial.replace(path)
+        return path
+
+
+def load_results(directory: str | Path | None = None) -> dict[str, dict]:
+    """Every results file in ``directory`` (default :func:`results_dir`), keyed by notebook."""
+    folder = Path(directory) if directory is not None else results_dir()
+    return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}

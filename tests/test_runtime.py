@@ -1,0 +1,51 @@
+"""Profiles, devices, seeds and the results file."""
+
+import json
+
+import pytest
+import torch
+
+from attention_dynamics.results import Results, load_results
+from attention_dynamics.runtime import resolve_device, seed_everything, select
+
+
+def test_unknown_profile_and_device_name_the_allowed_values():
+    with pytest.raises(ValueError, match=r"profile must be one of 'quick', 'paper'"):
+        select("fast", quick=1, paper=2)
+    with pytest.raises(ValueError, match=r"device must be one of 'auto', 'cpu', 'cuda'"):
+        resolve_device("gpu")
+    with pytest.raises(ValueError, match="missing"):
+        select("quick", quick=1)
+
+
+def test_select_and_device():
+    assert select("paper", quick=1, paper=2) == 2
+    assert resolve_device("cpu") == torch.device("cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="cuda"):
+            resolve_device("cuda")
+
+
+def test_seeding_is_reproducible():
+    a = torch.randn(5, generator=seed_everything(3))
+    b = torch.randn(5, generator=seed_everything(3))
+    assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="seed"):
+        seed_everything(-1)
+
+
+def test_results_file_round_trip(tmp_path):
+    res = Results("demo", "quick", "cpu", 7, directory=tmp_path)
+    res.record("error", torch.tensor(1e-17, dtype=torch.float64))
+    res.record("speedup", 12.5, timing=True)
+    with pytest.raises(ValueError, match="already recorded"):
+        res.record("error", 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        res.record("broken", float("nan"))
+    path = res.save()
+    content = json.loads(path.read_text())
+    assert content["metrics"] == {"error": 1e-17, "speedup": 12.5}
+    assert content["timing_metrics"] == ["speedup"]
+    assert {"notebook", "profile", "device", "seed", "wall_time_s", "versions"} <= set(content)
+    assert load_results(tmp_path)["demo"]["seed"] == 7
+    assert not list(tmp_path.glob("*.partial"))
