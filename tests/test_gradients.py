@@ -2,9 +2,8 @@
 
 import pytest
 import torch
-import torch.nn.functional as F
 
-from attention_dynamics.attention import attention_forward, causal_mask
+from attention_dynamics.attention import causal_mask
 from attention_dynamics.gradients import (
     advantage,
     closed_form_gradients,
@@ -12,6 +11,7 @@ from attention_dynamics.gradients import (
     score_gradient,
     value_gradient,
 )
+from attention_dynamics.problems import gradient_errors, sample_head_problem
 
 TOL = 1e-10
 SHAPES = [  # (batch, heads, T, d_x, d_k, d_v)
@@ -24,23 +24,12 @@ SHAPES = [  # (batch, heads, T, d_x, d_k, d_v)
 
 
 def _random_head(shape, seed, scale=1.0, mask="causal"):
-    """A random head with a readout and cross-entropy loss; returns everything autograd saw."""
+    """A random head with a readout and cross-entropy loss, after autograd's backward pass."""
     b, h, t, d_x, d_k, d_v = shape
-    gen = torch.Generator().manual_seed(seed)
-    opts = dict(dtype=torch.float64, generator=gen)
-    x = torch.randn(b, 1, t, d_x, **opts)
-    w_q = (scale * torch.randn(h, d_x, d_k, **opts)).requires_grad_()
-    w_k = (scale * torch.randn(h, d_x, d_k, **opts)).requires_grad_()
-    w_v = torch.randn(h, d_x, d_v, **opts).requires_grad_()
-    readout = torch.randn(h, d_v, 5, **opts)
-    targets = torch.randint(0, 5, (b, t), generator=gen)
-    rec = attention_forward(x, w_q, w_k, w_v, mask=mask, retain_upstream=True)
-    for tensor in (rec.scores, rec.weights, rec.q, rec.k, rec.v):
-        tensor.retain_grad()
-    logits = torch.einsum("bhtd,hdc->btc", rec.output, readout)
-    loss = F.cross_entropy(logits.reshape(-1, 5), targets.reshape(-1))
-    loss.backward()
-    return rec, (w_q, w_k, w_v)
+    problem = sample_head_problem(torch.Generator().manual_seed(seed), b, h, t, d_x, d_k, d_v,
+                                  score_scale=scale, mask=mask)
+    rec, _ = problem.forward_backward(retain=("scores", "weights", "q", "k", "v"))
+    return rec, (problem.w_q, problem.w_k, problem.w_v)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -71,8 +60,8 @@ def test_full_attention_and_a_custom_mask():
 
 def test_saturated_softmax_keeps_the_identity():
     # scores of order 1e2: most rows put all their mass on one key
-    rec, weights = _random_head((2, 1, 12, 6, 4, 3), 5, scale=20.0)
-    assert rec.weights.max(dim=-1).values.min() > 0.99
+    rec, weights = _random_head((2, 1, 12, 6, 4, 3), 5, scale=60.0)
+    assert rec.weights.max(dim=-1).values.median() > 0.999
     grads = closed_form_gradients(rec)
     assert (grads.scores - rec.scores.grad.masked_fill(~rec.mask, 0)).abs().max() < TOL
 
@@ -120,3 +109,15 @@ def test_bad_inputs_name_the_argument():
         advantage(torch.rand(3, 3), torch.rand(3, 3, dtype=torch.float64))
     with pytest.raises(ValueError, match="shapes must agree"):
         advantage(torch.rand(3, 3), torch.rand(4, 4))
+
+
+def test_gradient_errors_report_every_quantity_below_tolerance():
+    problem = sample_head_problem(torch.Generator().manual_seed(4), 2, 3, 10, 6, 4, 5)
+    errors = gradient_errors(problem)
+    assert set(errors) == {"compatibility", "scores", "q", "k", "v", "w_q", "w_k", "w_v", "row_sum"}
+    assert max(errors.values()) < TOL
+    # and the check can fail: a wrong readout breaks the agreement of u with autograd's graph
+    record, _ = problem.forward_backward(retain=("scores",))
+    wrong = problem.closed_form(record)
+    wrong_scores = score_gradient(record.weights.detach(), 2 * wrong.compatibility)
+    assert (wrong_scores - record.scores.grad.masked_fill(~record.mask, 0)).abs().max() > 1e-4

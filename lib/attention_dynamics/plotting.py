@@ -2,16 +2,24 @@
 
 Figures carry no titles (the caption in the book is the title), have an opaque white
 background so they stay readable in the theme's dark mode, and use seaborn's colour-blind
-palette.
+palette. :func:`show_figure` displays a figure in its notebook and writes it as a PNG file that
+the derivation pages include with a numbered, captioned ``figure`` directive; the book build
+points ``$ATTENTION_DYNAMICS_FIGURES`` at ``book/figures`` of the tree it renders.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
 import seaborn as sns
+
+from .results import book_root
+
+FIGURES_DIR_VARIABLE = "ATTENTION_DYNAMICS_FIGURES"
 
 
 def use_book_style() -> None:
@@ -28,13 +36,27 @@ def use_book_style() -> None:
     })
 
 
-def show_figure(name: str, fig: matplotlib.figure.Figure) -> None:
-    """Display ``fig`` in the notebook and glue it as ``name`` for the book's derivation pages.
+def figures_dir() -> Path:
+    """Where figure files go: ``$ATTENTION_DYNAMICS_FIGURES``, else ``<book root>/_build/figures``."""
+    if os.environ.get(FIGURES_DIR_VARIABLE):
+        return Path(os.environ[FIGURES_DIR_VARIABLE])
+    return (book_root() or Path.cwd()) / "_build" / "figures"
 
-    Outside a Jupyter kernel (a plain script) the figure is only closed.
+
+def show_figure(name: str, fig: matplotlib.figure.Figure) -> Path:
+    """Save ``fig`` as ``<figures dir>/<name>.png``, display it in the notebook, close it.
+
+    Returns the path of the PNG file.
     """
+    if not name.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"name must hold only letters, digits, '_' and '-'; got {name!r}")
+    folder = figures_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    fig.savefig(path)
     if "ipykernel" in sys.modules:
-        from myst_nb import glue
+        from IPython.display import display
 
-        glue(name, fig, display=True)
+        display(fig)
     plt.close(fig)
+    return path

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import torch
+import yaml
 
 from . import __version__
 from .runtime import check_profile
@@ -29,19 +30,21 @@ from .runtime import check_profile
 RESULTS_DIR_VARIABLE = "ATTENTION_DYNAMICS_RESULTS"
 
 
+def book_root() -> Path | None:
+    """The nearest folder at or above the working directory that holds ``_toc.yml``, if any."""
+    here = Path.cwd().resolve()
+    return next((folder for folder in (here, *here.parents) if (folder / "_toc.yml").exists()),
+                None)
+
+
 def results_dir() -> Path:
     """Where results files go: ``$ATTENTION_DYNAMICS_RESULTS``, else ``<book root>/_build/results``.
 
-    The book root is the nearest folder at or above the working directory holding ``_toc.yml``;
-    without one, ``./_build/results``.
+    The book root is :func:`book_root`; outside a book, ``./_build/results``.
     """
     if os.environ.get(RESULTS_DIR_VARIABLE):
         return Path(os.environ[RESULTS_DIR_VARIABLE])
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "_toc.yml").exists():
-            return folder / "_build" / "results"
-    return here / "_build" / "results"
+    return (book_root() or Path.cwd()) / "_build" / "results"
 
 
 def environment_versions() -> dict[str, str]:
@@ -135,3 +138,22 @@ def load_results(directory: str | Path | None = None) -> dict[str, dict]:
     """Every results file in ``directory`` (default :func:`results_dir`), keyed by notebook."""
     folder = Path(directory) if directory is not None else results_dir()
     return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+
+
+def book_notebooks(toc_path: str | Path) -> list[str]:
+    """The notebooks of the book, in reading order: ``notebooks/<name>`` entries of ``_toc.yml``."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            entry = node.get("file")
+            if isinstance(entry, str) and entry.startswith("notebooks/"):
+                found.append(entry.removeprefix("notebooks/").removesuffix(".ipynb"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(yaml.safe_load(Path(toc_path).read_text()))
+    return found

@@ -1,0 +1,66 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Execution report
+#
+# Every notebook of this book was executed by papermill during the build that produced these
+# pages, and wrote a results file. This page reads those files: which profile, device and seed
+# each notebook ran with, how long it took, and which versions of the library and of PyTorch
+# produced it. The build executes this page last; a notebook of the table of contents without
+# a results file from this build stops it.
+
+# %% tags=["parameters"]
+profile = "quick"
+device = "auto"
+seed = 0
+
+# %%
+import pandas as pd
+
+from attention_dynamics.results import Results, book_notebooks, book_root, load_results
+from attention_dynamics.runtime import resolve_device
+
+res = Results("execution_report", profile, resolve_device(device), seed)
+expected = [name for name in book_notebooks(book_root() / "_toc.yml") if name != res.notebook]
+found = load_results()
+missing = [name for name in expected if name not in found]
+if missing:
+    raise RuntimeError(f"no results file from this build for: {missing} (in {res.directory})")
+
+# %%
+table = pd.DataFrame([
+    {
+        "notebook": name,
+        "profile": found[name]["profile"],
+        "device": found[name]["device"],
+        "seed": found[name]["seed"],
+        "wall time (s)": found[name]["wall_time_s"],
+        "metrics": len(found[name]["metrics"]),
+        "attention_dynamics": found[name]["versions"]["attention_dynamics"],
+        "torch": found[name]["versions"]["torch"],
+        "python": found[name]["versions"]["python"],
+    }
+    for name in expected
+]).set_index("notebook")
+table
+
+# %% [markdown]
+# The machine that ran them:
+
+# %%
+pd.Series(found[expected[0]]["versions"], name="value").to_frame()
+
+# %%
+res.record("notebooks_reported", len(table))
+res.record("notebooks_wall_time_s", table["wall time (s)"].sum(), timing=True)
+res.save()

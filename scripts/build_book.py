@@ -1,0 +1,170 @@
+"""Build the book: convert the jupytext notebooks, execute them with papermill, render the HTML.
+
+Usage (from the repository root; ``make book`` calls it)::
+
+    python scripts/build_book.py [--profile quick|paper] [--device auto|cpu|cuda]
+                                 [--output _build] [--only NAME ...] [--timeout SECONDS]
+
+Everything happens in a staging folder (``<output>/.stage``): the book sources are copied
+there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed in toc
+order, and jupyter-book renders the staged tree with warnings as errors. Only when every step
+succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
+replacing the previous build; a failure leaves the last good book in place and names the
+notebook and cell that failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from attention_dynamics.plotting import FIGURES_DIR_VARIABLE
+from attention_dynamics.results import RESULTS_DIR_VARIABLE, book_notebooks
+from attention_dynamics.runtime import DEVICES, PROFILES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
+
+
+class BuildError(RuntimeError):
+    """A step of the build failed; the message says which and why."""
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="quick", choices=PROFILES)
+    parser.add_argument("--device", default="auto", choices=DEVICES)
+    parser.add_argument("--output", type=Path, default=ROOT / "_build")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="execute only these notebooks (the book build is skipped)")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per cell")
+    return parser.parse_args(argv)
+
+
+def stage_sources(stage: Path) -> Path:
+    """Copy the book's sources into a fresh ``stage/src``; return that folder."""
+    if stage.exists():
+        shutil.rmtree(stage)
+    src = stage / "src"
+    src.mkdir(parents=True)
+    for name in BOOK_SOURCES:
+        origin = ROOT / name
+        if origin.is_dir():
+            shutil.copytree(origin, src / name)
+        else:
+            shutil.copy2(origin, src / name)
+    (src / "notebooks").mkdir()
+    return src
+
+
+def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
+    """Convert ``notebooks/<name>.py`` to ``.ipynb`` in ``src`` and execute it; return seconds."""
+    import jupytext
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    source = ROOT / "notebooks" / f"{name}.py"
+    if not source.exists():
+        raise BuildError(f"_toc.yml lists notebooks/{name} but {source} does not exist")
+    target = src / "notebooks" / f"{name}.ipynb"
+    jupytext.write(jupytext.read(source), target)
+    start = time.perf_counter()
+    try:
+        papermill.execute_notebook(
+            str(target), str(target), parameters={"profile": args.profile, "device": args.device},
+            kernel_name="python3", language="python", cwd=str(target.parent),
+            progress_bar=False, execution_timeout=args.timeout,
+        )
+    except PapermillExecutionError as err:
+        raise BuildError(f"notebook {name} failed in cell {err.cell_index} "
+                         f"(execution count {err.exec_count}): {err.ename}: {err.evalue}\n"
+                         f"the partly executed notebook is {target}") from err
+    return time.perf_counter() - start
+
+
+def render_html(src: Path, stage: Path) -> Path:
+    """Run jupyter-book on the staged sources with warnings as errors; return the HTML folder."""
+    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--path-output",
+               str(stage / "out"), "-W", "-n", "--keep-going"]
+    completed = subprocess.run(command, cwd=src, text=True, capture_output=True)
+    sys.stdout.write(completed.stdout[-20000:])
+    if completed.returncode != 0:
+        sys.stderr.write(completed.stderr[-20000:])
+        raise BuildError(f"jupyter-book build failed (exit {completed.returncode}); "
+                         "warnings count as errors")
+    return stage / "out" / "_build" / "html"
+
+
+def publish(built: dict[str, Path], output: Path, merge: bool) -> None:
+    """Move each built folder to ``output/<name>``, replacing the previous one.
+
+    With ``merge``, only the files built now replace their namesakes; the others stay.
+    """
+    for name, folder in built.items():
+        if merge:
+            (output / name).mkdir(parents=True, exist_ok=True)
+            for path in folder.iterdir():
+                shutil.copy2(path, output / name / path.name)
+            continue
+        destination = output / name
+        previous = output / f".{name}.previous"
+        if previous.exists():
+            shutil.rmtree(previous)
+        if destination.exists():
+            destination.rename(previous)
+        shutil.move(str(folder), str(destination))
+        if previous.exists():
+            shutil.rmtree(previous)
+
+
+def build(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    output = args.output.resolve()
+    stage = output / ".stage"
+    src = stage_sources(stage)
+    results = stage / "results"
+    os.environ[RESULTS_DIR_VARIABLE] = str(results)
+    os.environ[FIGURES_DIR_VARIABLE] = str(src / "book" / "figures")
+
+    names = book_notebooks(ROOT / "_toc.yml")
+    if args.only:
+        unknown = sorted(set(args.only) - set(names))
+        if unknown:
+            raise BuildError(f"--only names notebooks not in _toc.yml: {unknown}; "
+                             f"allowed: {names}")
+        names = [n for n in names if n in args.only]
+    for name in names:
+        print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device})",
+              flush=True)
+        seconds = execute_notebook(name, src, args)
+        print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
+
+    built = {"results": results, "notebooks": src / "notebooks", "figures": src / "book" / "figures"}
+    if not args.only:
+        print("[build] rendering the HTML", flush=True)
+        built["html"] = render_html(src, stage)
+    publish(built, output, merge=bool(args.only))
+    shutil.rmtree(stage)
+    print(f"[build] published {', '.join(built)} to {output}", flush=True)
+
+
+def main() -> int:
+    start = time.perf_counter()
+    try:
+        build()
+    except BuildError as err:
+        print(f"[build] FAILED: {err}\n[build] the previous book in _build was left as it was",
+              file=sys.stderr)
+        return 1
+    print(f"[build] finished in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

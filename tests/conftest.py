@@ -1,0 +1,32 @@
+"""Shared fixtures: one full build of the book per test session, reused by the slow tests."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
+
+
+def run_build(*args: str, root: Path = ROOT) -> subprocess.CompletedProcess:
+    """Run the book build script of the tree ``root`` with ``args``; capture its output."""
+    return subprocess.run([sys.executable, str(root / "scripts" / "build_book.py"), *args],
+                          cwd=root, text=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    """The output folder of one complete ``quick`` build (notebooks executed, HTML rendered)."""
+    output = tmp_path_factory.mktemp("book")
+    completed = run_build("--profile", "quick", "--device", "cpu", "--output", str(output))
+    assert completed.returncode == 0, completed.stdout[-5000:] + completed.stderr[-5000:]
+    return output
+
+
+@pytest.fixture(scope="session")
+def results(built_book) -> dict[str, dict]:
+    """The results files of that build, keyed by notebook name."""
+    return {p.stem: json.loads(p.read_text()) for p in (built_book / "results").glob("*.json")}

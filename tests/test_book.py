@@ -1,0 +1,135 @@
+"""The book build: every notebook executed, every number glued, failures leave the old book."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_build
+
+from attention_dynamics.results import book_notebooks
+
+pytestmark = pytest.mark.slow
+NOTEBOOKS = book_notebooks(ROOT / "_toc.yml")
+REQUIRED = {"notebook", "profile", "device", "seed", "wall_time_s", "metrics"}
+
+
+def test_every_notebook_of_the_toc_wrote_its_results(results):
+    assert set(results) == set(NOTEBOOKS)
+    for name, content in results.items():
+        assert REQUIRED <= set(content), name
+        assert content["notebook"] == name and content["profile"] == "quick"
+        assert content["device"] == "cpu"
+        assert content["metrics"], f"{name} recorded no metrics"
+
+
+def test_chapter_one_numbers(results):
+    metrics = results["score_gradient"]["metrics"]
+    assert metrics["routing_law_max_abs_error"] < 1e-10
+    assert metrics["closed_form_max_abs_error"] < 1e-10
+    assert metrics["row_sum_max_abs"] < 1e-12
+    assert metrics["mass_shift_fraction_up"] == 1.0  # the proposition holds in every row
+    assert abs(metrics["mass_shift_ratio_to_first_order"] - 1) < 1e-3
+    assert metrics["diagnostics_speedup_vs_autograd"] > 1
+
+
+def test_html_shows_the_glued_numbers_and_figures(built_book, results):
+    html = built_book / "html"
+    page = (html / "book" / "score_gradient.html").read_text()
+    metrics = results["score_gradient"]["metrics"]
+    assert f"{metrics['routing_law_max_abs_error']:.1e}" in page
+    assert f"{metrics['diagnostics_speedup_vs_autograd']:.0f}" in page
+    for figure in ("fig_score_heatmaps", "fig_mass_shift"):
+        assert f"{figure}.png" in page
+    images = {p.name for p in (html / "_images").iterdir()}
+    assert {"fig_score_heatmaps.png", "fig_mass_shift.png"} <= images
+    for name in NOTEBOOKS:
+        assert (html / "notebooks" / f"{name}.html").exists()
+    report = (html / "notebooks" / "execution_report.html").read_text()
+    assert all(name in report for name in NOTEBOOKS)
+
+
+def test_executed_notebooks_are_build_products(built_book):
+    for name in NOTEBOOKS:
+        executed = json.loads((built_book / "notebooks" / f"{name}.ipynb").read_text())
+        assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
+    assert "notebooks/*.ipynb" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_same_seed_gives_the_same_results(results, tmp_path):
+    completed = run_build("--only", "score_gradient", "--device", "cpu", "--output", str(tmp_path))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    again = json.loads((tmp_path / "results" / "score_gradient.json").read_text())
+    first = results["score_gradient"]
+    timing = set(first["timing_metrics"])
+    assert again["timing_metrics"] == first["timing_metrics"]
+    assert {k: v for k, v in again["metrics"].items() if k not in timing} == \
+        {k: v for k, v in first["metrics"].items() if k not in timing}
+
+
+def _copy_tree(tmp_path: Path) -> Path:
+    """A copy of the book's sources (not its build) to break on purpose."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    for name in ("_config.yml", "_toc.yml", "book", "notebooks", "scripts"):
+        origin = ROOT / name
+        if origin.is_dir():
+            shutil.copytree(origin, root / name, ignore=shutil.ignore_patterns("*.ipynb", "figures"))
+        else:
+            shutil.copy2(origin, root / name)
+    return root
+
+
+def _previous_build(output: Path) -> Path:
+    sentinel = output / "html" / "index.html"
+    sentinel.parent.mkdir(parents=True)
+    sentinel.write_text("the last good book")
+    (output / "results").mkdir()
+    (output / "results" / "score_gradient.json").write_text("{}")
+    return sentinel
+
+
+def test_a_failing_notebook_is_named_and_the_old_book_stays(tmp_path):
+    root = _copy_tree(tmp_path)
+    notebook = root / "notebooks" / "score_gradient.py"
+    notebook.write_text(notebook.read_text().replace(
+        "res.save()", "raise RuntimeError('deliberate failure')\nres.save()"))
+    sentinel = _previous_build(tmp_path / "out")
+    completed = run_build("--output", str(tmp_path / "out"), "--device", "cpu", root=root)
+    assert completed.returncode == 1
+    assert "notebook score_gradient failed in cell" in completed.stderr
+    assert "deliberate failure" in completed.stderr
+    assert sentinel.read_text() == "the last good book"
+    assert (tmp_path / "out" / "results" / "score_gradient.json").read_text() == "{}"
+
+
+def test_a_warning_in_the_book_fails_the_build_and_the_old_book_stays(tmp_path):
+    root = _copy_tree(tmp_path)
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
+                                   "  - file: book/broken\n")
+    (root / "book" / "intro.md").write_text("# Intro\n\nSee {doc}`broken`.\n")
+    (root / "book" / "broken.md").write_text("# Broken\n\nA reference to {eq}`no-such-equation`.\n")
+    sentinel = _previous_build(tmp_path / "out")
+    completed = run_build("--output", str(tmp_path / "out"), root=root)
+    assert completed.returncode == 1
+    assert "jupyter-book build failed" in completed.stderr
+    assert sentinel.read_text() == "the last good book"
+
+
+def test_an_unknown_profile_is_refused_with_the_allowed_values():
+    completed = run_build("--profile", "fast")
+    assert completed.returncode == 2
+    assert "invalid choice: 'fast'" in completed.stderr and "'quick', 'paper'" in completed.stderr
+
+
+def test_a_notebook_refuses_an_unknown_device(tmp_path):
+    import jupytext
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    notebook = tmp_path / "score_gradient.ipynb"
+    jupytext.write(jupytext.read(ROOT / "notebooks" / "score_gradient.py"), notebook)
+    with pytest.raises(PapermillExecutionError, match="device must be one of 'auto', 'cpu', 'cuda'"):
+        papermill.execute_notebook(str(notebook), str(tmp_path / "out.ipynb"),
+                                   parameters={"device": "gpu"}, kernel_name="python3",
+                                   cwd=str(tmp_path), progress_bar=False)
