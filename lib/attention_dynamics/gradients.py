@@ -90,7 +90,8 @@ def projection_gradient(x: torch.Tensor, grad_projected: torch.Tensor,
 
 @dataclass
 class AttentionGradients:
-    """Closed-form gradients of one attention layer (shapes as in :class:`AttentionRecord`)."""
+    """Closed-form gradients of one attention layer (shapes as in
+    :class:`~attention_dynamics.attention.AttentionRecord`)."""
 
     compatibility: torch.Tensor  # B, (..., T, T)
     advantage: torch.Tensor  # A, (..., T, T)

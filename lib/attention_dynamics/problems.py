@@ -46,7 +46,7 @@ class HeadProblem:
         return self.loss_from_output(torch.softmax(scores, dim=-1) @ values)
 
     def forward_backward(self, retain: tuple[str, ...] = ()) -> tuple[AttentionRecord, torch.Tensor]:
-        """Run the layer, backpropagate the loss; the record keeps ``u`` and the named ``.grad``s.
+        """Run the layer and backpropagate the loss; the record keeps ``u`` and the named gradients.
 
         ``retain`` names record fields (``"scores"``, ``"weights"``, ``"q"``…) whose gradient to keep.
         Parameter gradients are reset first, so repeated calls do not accumulate.
@@ -95,7 +95,7 @@ def gradient_errors(problem: HeadProblem) -> dict[str, float]:
     """Max absolute difference between each closed-form gradient and autograd's.
 
     Keys: ``compatibility`` (B against dL/dalpha), ``scores``, ``q``, ``k``, ``v``, ``w_q``,
-    ``w_k``, ``w_v``, and ``row_sum`` (the largest |sum_j dL/ds_ij|, zero by the routing law).
+    ``w_k``, ``w_v``, and ``row_sum`` (the largest ``|sum_j dL/ds_ij|``, zero by the routing law).
     Masked pairs are compared as zeros.
     """
     record, _ = problem.forward_backward(retain=("scores", "weights", "q", "k", "v"))

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 PROFILES = ("quick", "paper")
-"""Named parameter sets: ``quick`` runs the whole book on a laptop CPU in minutes; ``paper``
+"""The named parameter sets. ``quick`` runs the whole book on a laptop CPU in minutes; ``paper``
 uses the papers' sizes and is meant for a GPU."""
 
 DEVICES = ("auto", "cpu", "cuda")
