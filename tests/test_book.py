@@ -133,3 +133,16 @@ def test_a_notebook_refuses_an_unknown_device(tmp_path):
         papermill.execute_notebook(str(notebook), str(tmp_path / "out.ipynb"),
                                    parameters={"device": "gpu"}, kernel_name="python3",
                                    cwd=str(tmp_path), progress_bar=False)
+
+
+def test_reproduction_report_judges_every_claim(built_book, results):
+    metrics = results["reproduction_report"]["metrics"]
+    judged = sum(metrics[f"claims_{v}"] for v in ("reproduced", "partly", "not_reproduced"))
+    assert judged == metrics["claims_tested"] >= 5
+    page = (built_book / "html" / "notebooks" / "reproduction_report.html").read_text()
+    assert page.count("<tr") >= metrics["claims_tested"] + 1  # header and one row per claim
+
+
+def test_results_files_come_from_one_build(results):
+    build_ids = {content["build_id"] for content in results.values()}
+    assert len(build_ids) == 1 and None not in build_ids

@@ -49,3 +49,15 @@ def test_results_file_round_trip(tmp_path):
     assert {"notebook", "profile", "device", "seed", "wall_time_s", "versions"} <= set(content)
     assert load_results(tmp_path)["demo"]["seed"] == 7
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_build_results_refuse_missing_and_stale_files(tmp_path, monkeypatch):
+    from attention_dynamics.results import BUILD_ID_VARIABLE, load_build_results
+
+    monkeypatch.setenv(BUILD_ID_VARIABLE, "old")
+    Results("first", "quick", "cpu", 0, directory=tmp_path).save()
+    monkeypatch.setenv(BUILD_ID_VARIABLE, "new")
+    Results("second", "quick", "cpu", 0, directory=tmp_path).save()
+    assert set(load_build_results(["second"], tmp_path)) == {"second"}
+    with pytest.raises(RuntimeError, match=r"missing for \['third'\] and stale .* for \['first'\]"):
+        load_build_results(["first", "second", "third"], tmp_path)

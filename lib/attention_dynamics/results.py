@@ -3,7 +3,10 @@
 Each executed notebook writes ``<results dir>/<notebook>.json``::
 
     {"notebook": ..., "profile": ..., "device": ..., "seed": ..., "wall_time_s": ...,
-     "metrics": {name: number}, "timing_metrics": [names], "versions": {...}}
+     "metrics": {name: number}, "timing_metrics": [names], "versions": {...}, "build_id": ...}
+
+``build_id`` names the book build that executed the notebook (``None`` for a run by hand), so
+the report pages can refuse a results file left over from an earlier build.
 
 Metrics listed in ``timing_metrics`` are machine-dependent (speeds, ratios of timings); every
 other metric is a deterministic function of the profile, device and seed. Each recorded
@@ -28,6 +31,7 @@ from . import __version__
 from .runtime import check_profile
 
 RESULTS_DIR_VARIABLE = "ATTENTION_DYNAMICS_RESULTS"
+BUILD_ID_VARIABLE = "ATTENTION_DYNAMICS_BUILD_ID"
 
 
 def book_root() -> Path | None:
@@ -45,6 +49,11 @@ def results_dir() -> Path:
     if os.environ.get(RESULTS_DIR_VARIABLE):
         return Path(os.environ[RESULTS_DIR_VARIABLE])
     return (book_root() or Path.cwd()) / "_build" / "results"
+
+
+def current_build_id() -> str | None:
+    """The identifier of the book build in progress (``$ATTENTION_DYNAMICS_BUILD_ID``), if any."""
+    return os.environ.get(BUILD_ID_VARIABLE) or None
 
 
 def environment_versions() -> dict[str, str]:
@@ -119,6 +128,7 @@ class Results:
             "device": self.device,
             "seed": self.seed,
             "wall_time_s": round(time.perf_counter() - self._start, 3),
+            "build_id": current_build_id(),
             "metrics": self.metrics,
             "timing_metrics": self.timing_metrics,
             "versions": environment_versions(),
@@ -138,6 +148,22 @@ def load_results(directory: str | Path | None = None) -> dict[str, dict]:
     """Every results file in ``directory`` (default :func:`results_dir`), keyed by notebook."""
     folder = Path(directory) if directory is not None else results_dir()
     return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+
+
+def load_build_results(expected: list[str], directory: str | Path | None = None) -> dict[str, dict]:
+    """The results of the notebooks ``expected``, all from the build in progress.
+
+    Raises a RuntimeError naming the notebooks whose results file is missing, or was written by
+    another build than :func:`current_build_id` (a stale file).
+    """
+    found = load_results(directory)
+    missing = [name for name in expected if name not in found]
+    stale = [name for name in expected
+             if name in found and found[name].get("build_id") != current_build_id()]
+    if missing or stale:
+        raise RuntimeError(f"results missing for {missing} and stale (from another build) for "
+                           f"{stale} in {Path(directory) if directory else results_dir()}")
+    return {name: found[name] for name in expected}
 
 
 def book_notebooks(toc_path: str | Path) -> list[str]:
