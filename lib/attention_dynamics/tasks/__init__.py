@@ -1,0 +1,1 @@
+"""Tasks whose Bayes-optimal answer is known exactly ("Bayesian wind tunnels")."""
