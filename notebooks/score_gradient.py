@@ -33,12 +33,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attention_dynamics.attention import attention_forward
+from attention_dynamics.benchmarking import diagnostics_benchmark
 from attention_dynamics.plotting import show_figure, use_book_style
 from attention_dynamics.problems import gradient_errors, sample_head_problem
 from attention_dynamics.results import Results
 from attention_dynamics.runtime import resolve_device, seed_everything, select
-from attention_dynamics.timing import median_seconds
 
 dev = resolve_device(device)
 gen = seed_everything(seed, dev)
@@ -202,9 +201,10 @@ show_figure("fig_mass_shift", fig)
 # ## (d) The cost of the diagnostics
 #
 # After the backward pass of a training step, the upstream gradient $u$ is at hand, and
-# $B$, $A$, $\partial L/\partial s$ and every value update follow by a few matrix products.
-# We time three things on one problem (batch 8, 4 heads, widths 32): a plain forward and
-# backward pass; the same pass followed by the closed-form diagnostics; and the route that does
+# $B$, $A$, $\partial L/\partial s$ and every value update follow by a few matrix products
+# (`attention_dynamics.benchmarking.routing_diagnostics`). We time three things on one problem
+# (batch 8, 4 heads, widths 32): a plain forward and backward pass; the same pass followed by
+# the diagnostics; and the route that does
 # not use the routing law, one autograd call per allowed score pair
 # $\partial L / \partial s_{ij}$, each call reading one entry. The per-pair route is what
 # differentiating each score separately costs; autograd can also return the whole matrix
@@ -212,44 +212,15 @@ show_figure("fig_mass_shift", fig)
 # (closed form against a plain step) bounds from above.
 
 # %%
-length = settings["timing_length"]
-timing_problem = sample_head_problem(torch.Generator(device=dev).manual_seed(seed + 3), 8, 4,
-                                     length, 32, 32, 32, dtype=torch.float32, device=dev)
-
-
-def plain_step():
-    timing_problem.forward_backward()
-
-
-def step_with_diagnostics():
-    record, _ = timing_problem.forward_backward()
-    timing_problem.closed_form(record)
-
-
-def per_pair_autograd():
-    record = attention_forward(timing_problem.x, timing_problem.w_q, timing_problem.w_k,
-                               timing_problem.w_v)
-    loss = timing_problem.loss_from_output(record.output)
-    out = torch.zeros(length, length, device=dev)
-    for i in range(length):
-        for j in range(i + 1):
-            (grad,) = torch.autograd.grad(loss, record.scores, retain_graph=True)
-            out[i, j] = grad[0, 0, i, j]
-    return out
-
-
-t_plain = median_seconds(plain_step, repeats=settings["repeats"])
-t_diag = median_seconds(step_with_diagnostics, repeats=settings["repeats"])
-t_pairs = median_seconds(per_pair_autograd, repeats=1, warmup=0)
-timings = pd.Series({"plain step (s)": t_plain, "step + closed-form diagnostics (s)": t_diag,
-                     "per-pair autograd (s)": t_pairs})
-timings
+bench = diagnostics_benchmark(length=settings["timing_length"], repeats=settings["repeats"],
+                              seed=seed + 3, device=dev)
+pd.Series(bench)
 
 # %%
-res.record("diagnostics_overhead_ratio", t_diag / t_plain, timing=True)
-res.record("diagnostics_speedup_vs_autograd", t_pairs / t_diag, timing=True)
-res.record("timing_length", length)
-res.record("timing_pairs", length * (length + 1) // 2)
+res.record("diagnostics_overhead_ratio", bench["overhead_ratio"], timing=True)
+res.record("diagnostics_speedup_vs_autograd", bench["speedup_vs_per_pair"], timing=True)
+res.record("timing_length", settings["timing_length"])
+res.record("timing_pairs", bench["pairs"])
 
 # %% [markdown]
 # ## Results

@@ -25,7 +25,12 @@ import uuid
 from pathlib import Path
 
 from attention_dynamics.plotting import FIGURES_DIR_VARIABLE
-from attention_dynamics.results import BUILD_ID_VARIABLE, RESULTS_DIR_VARIABLE, book_notebooks
+from attention_dynamics.results import (
+    BUILD_ID_VARIABLE,
+    BUILD_START_VARIABLE,
+    RESULTS_DIR_VARIABLE,
+    book_notebooks,
+)
 from attention_dynamics.runtime import DEVICES, PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,6 +137,7 @@ def build(argv: list[str] | None = None) -> None:
     results = stage / "results"
     os.environ[RESULTS_DIR_VARIABLE] = str(results)
     os.environ[BUILD_ID_VARIABLE] = uuid.uuid4().hex
+    os.environ[BUILD_START_VARIABLE] = str(time.time())
     os.environ[FIGURES_DIR_VARIABLE] = str(src / "book" / "figures")
 
     names = book_notebooks(ROOT / "_toc.yml")

@@ -146,3 +146,12 @@ def test_reproduction_report_judges_every_claim(built_book, results):
 def test_results_files_come_from_one_build(results):
     build_ids = {content["build_id"] for content in results.values()}
     assert len(build_ids) == 1 and None not in build_ids
+
+
+def test_benchmarks_record_their_ratios(results):
+    benchmarks = results["benchmarks"]
+    for name in ("diagnostics_overhead_ratio", "diagnostics_speedup_vs_per_score_autograd",
+                 "sampler_speedup_vs_loop", "sticky_step_speedup_vs_autograd",
+                 "quick_book_wall_time_s"):
+        assert name in benchmarks["timing_metrics"], name
+        assert benchmarks["metrics"][name] > 0

@@ -32,6 +32,7 @@ from .runtime import check_profile
 
 RESULTS_DIR_VARIABLE = "ATTENTION_DYNAMICS_RESULTS"
 BUILD_ID_VARIABLE = "ATTENTION_DYNAMICS_BUILD_ID"
+BUILD_START_VARIABLE = "ATTENTION_DYNAMICS_BUILD_START"  # seconds since the epoch
 
 
 def book_root() -> Path | None:
