@@ -2,8 +2,9 @@
 
 Jupyter Book 1 registers the inline configuration scripts of sphinx-thebe and
 sphinx-togglebutton twice (once with the application, once with the builder, with different
-priorities and an empty filename given as ``None`` or ``""``), so every page declares ``const THEBE_JS_URL`` twice and the browser reports a
-SyntaxError. This keeps the first of each script with the same source and attributes.
+priorities and an empty filename given as ``None`` or ``""``), so every page declares
+``const THEBE_JS_URL`` twice and the browser reports a SyntaxError. This keeps the first of
+each script with the same source and attributes.
 """
 
 
