@@ -1,0 +1,181 @@
+"""How close a sequence model's predictive distributions are to the exact Bayes predictive.
+
+This module fixes the contract between the wind-tunnel tasks, the models and the training
+loop, so that any architecture can be scored the same way:
+
+- a task draws a :class:`TaskBatch` (tokens, targets, the exact Bayes predictive and its
+  entropy at the scored positions);
+- a model maps tokens ``(B, T)`` int64 to logits ``(B, T, vocab)``;
+- :func:`evaluate` compares the two.
+
+The metrics, all in bits (Paper I, section 3):
+
+- **entropy MAE of the mean curve** (the authors' metric): average the model's and the Bayes
+  entropy over samples at each scored position first, then take the mean absolute difference
+  over positions;
+- **per-sample entropy MAE**: the mean of ``|H_model - H_Bayes|`` over every scored position of
+  every sample, which a model that is right only on average does not pass;
+- **KL to the Bayes predictive**: ``KL(p_Bayes || p_model)``, the excess cross-entropy of the
+  model over the Bayes-optimal predictor, averaged over scored positions. This direction is
+  finite whenever the model gives every token positive probability, which a softmax does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+IGNORE_INDEX = -100
+"""The ``targets`` value of positions that are not scored (PyTorch's default ``ignore_index``)."""
+
+LN2 = math.log(2.0)
+
+
+@dataclass(frozen=True)
+class TaskBatch:
+    """A batch of sequences with the exact Bayes answer at every scored position.
+
+    Attributes:
+        tokens: ``(B, T)`` int64 model input.
+        targets: ``(B, T)`` int64, the sampled answer at scored positions and
+            :data:`IGNORE_INDEX` elsewhere. The model's logits at position ``t`` are scored
+            against ``targets[:, t]`` (no shift: a task puts the answer where it is asked).
+        bayes_predictive: ``(B, T, vocab)`` float64, the exact Bayes predictive distribution of
+            the answer given ``tokens[:, :t + 1]`` at scored positions; zero rows elsewhere.
+        bayes_entropy_bits: ``(B, T)`` float64, the entropy of ``bayes_predictive`` in bits at
+            scored positions; zero elsewhere.
+    """
+
+    tokens: torch.Tensor
+    targets: torch.Tensor
+    bayes_predictive: torch.Tensor
+    bayes_entropy_bits: torch.Tensor
+
+    @property
+    def mask(self) -> torch.Tensor:
+        """``(B, T)`` bool, ``True`` at scored positions."""
+        return self.targets != IGNORE_INDEX
+
+    @property
+    def vocab_size(self) -> int:
+        """Size of the output vocabulary (the last dimension of ``bayes_predictive``)."""
+        return self.bayes_predictive.shape[-1]
+
+
+def check_logits(logits: torch.Tensor, batch: TaskBatch) -> torch.Tensor:
+    """Require float logits of shape ``(B, T, vocab)`` matching ``batch``."""
+    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+        raise ValueError(f"logits must be a floating-point tensor; got {type(logits).__name__}")
+    if tuple(logits.shape) != tuple(batch.bayes_predictive.shape):
+        raise ValueError(f"logits must have shape (B, T, vocab) = "
+                         f"{tuple(batch.bayes_predictive.shape)}; got {tuple(logits.shape)}")
+    return logits
+
+
+def entropy_bits(logits: torch.Tensor) -> torch.Tensor:
+    """Entropy in bits of ``softmax(logits)`` along the last dimension, computed in float64."""
+    log_probs = torch.log_softmax(logits.double(), dim=-1)
+    return -(log_probs.exp() * log_probs).sum(-1) / LN2
+
+
+def kl_to_bayes_bits(logits: torch.Tensor, batch: TaskBatch) -> torch.Tensor:
+    """``KL(p_Bayes || softmax(logits))`` in bits, ``(B, T)``; zero at unscored positions."""
+    check_logits(logits, batch)
+    log_model = torch.log_softmax(logits.double(), dim=-1)
+    p = batch.bayes_predictive
+    kl = (torch.special.xlogy(p, p) - p * log_model).sum(-1) / LN2
+    return kl * batch.mask
+
+
+@dataclass(frozen=True)
+class EntropyReport:
+    """Model against Bayes on the scored positions of some batches (``P`` scored columns).
+
+    Attributes:
+        positions: ``(P,)`` int64, the token positions that were scored in some sequence.
+        model_entropy: ``(P,)`` mean model entropy per position (bits).
+        bayes_entropy: ``(P,)`` mean Bayes entropy per position (bits).
+        abs_error: ``(P,)`` mean of ``|H_model - H_Bayes|`` per position over samples (bits).
+        mae_mean_curve: mean over positions of ``|model_entropy - bayes_entropy|`` (bits).
+        mae_per_sample: mean of ``|H_model - H_Bayes|`` over all scored entries (bits).
+        kl_bits: mean ``KL(p_Bayes || p_model)`` over all scored entries (bits).
+        n_scored: number of scored entries.
+    """
+
+    positions: torch.Tensor
+    model_entropy: torch.Tensor
+    bayes_entropy: torch.Tensor
+    abs_error: torch.Tensor
+    mae_mean_curve: float
+    mae_per_sample: float
+    kl_bits: float
+    n_scored: int
+
+
+class _Accumulator:
+    """Running sums per position for :func:`evaluate`."""
+
+    def __init__(self, length: int):
+        zeros = torch.zeros(length, dtype=torch.float64)
+        self.count, self.model, self.bayes = zeros.clone(), zeros.clone(), zeros.clone()
+        self.abs_error = zeros.clone()
+        self.kl = 0.0
+
+    def add(self, logits: torch.Tensor, batch: TaskBatch) -> None:
+        mask = batch.mask
+        h_model = entropy_bits(logits) * mask
+        h_bayes = batch.bayes_entropy_bits * mask
+        self.count += mask.sum(0).double().cpu()
+        self.model += h_model.sum(0).cpu()
+        self.bayes += h_bayes.sum(0).cpu()
+        self.abs_error += (h_model - h_bayes).abs().sum(0).cpu()
+        self.kl += kl_to_bayes_bits(logits, batch).sum().item()
+
+    def report(self) -> EntropyReport:
+        scored = self.count > 0
+        n = self.count.sum().item()
+        if n == 0:
+            raise ValueError("the batches had no scored position")
+        count = self.count[scored]
+        model, bayes = self.model[scored] / count, self.bayes[scored] / count
+        return EntropyReport(positions=scored.nonzero().flatten(), model_entropy=model,
+                             bayes_entropy=bayes, abs_error=self.abs_error[scored] / count,
+                             mae_mean_curve=(model - bayes).abs().mean().item(),
+                             mae_per_sample=self.abs_error.sum().item() / n, kl_bits=self.kl / n,
+                             n_scored=int(n))
+
+
+def score_logits(logits: torch.Tensor, batch: TaskBatch) -> EntropyReport:
+    """The :class:`EntropyReport` of logits ``(B, T, vocab)`` already computed on ``batch``."""
+    check_logits(logits, batch)
+    accumulator = _Accumulator(batch.tokens.shape[1])
+    accumulator.add(logits, batch)
+    return accumulator.report()
+
+
+@torch.no_grad()
+def evaluate(model: Callable[[torch.Tensor], torch.Tensor], batches: list[TaskBatch]
+             ) -> EntropyReport:
+    """Score ``model`` (tokens ``(B, T)`` -> logits ``(B, T, vocab)``) on held-out batches.
+
+    All batches must have the same length ``T``. A ``torch.nn.Module`` is put in eval mode for
+    the call and restored afterwards.
+    """
+    if not batches:
+        raise ValueError("batches must be a non-empty list of TaskBatch")
+    length = batches[0].tokens.shape[1]
+    if any(b.tokens.shape[1] != length for b in batches):
+        raise ValueError("batches must all have the same sequence length")
+    was_training = getattr(model, "training", False)
+    if was_training:
+        model.eval()
+    accumulator = _Accumulator(length)
+    for batch in batches:
+        accumulator.add(check_logits(model(batch.tokens), batch), batch)
+    if was_training:
+        model.train()
+    return accumulator.report()
+

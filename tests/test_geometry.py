@@ -1,0 +1,103 @@
+"""Geometry measures on synthetic data whose answers are known."""
+
+import math
+
+import pytest
+import torch
+
+from attention_dynamics.geometry import (
+    attention_drift,
+    key_orthogonality,
+    linear_cka,
+    manifold_summary,
+    pca,
+    query_key_alignment,
+    ranks,
+    representation_drift,
+    spearman,
+)
+
+
+def test_key_orthogonality_extremes():
+    square = torch.randn(8, 8, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    orthonormal = torch.linalg.qr(square)[0]
+    assert key_orthogonality(orthonormal[:5]).item() == pytest.approx(0.0, abs=1e-12)
+    direction = torch.randn(8, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    collinear = torch.stack([2.0 * direction, -0.5 * direction, direction])
+    assert key_orthogonality(collinear).item() == pytest.approx(1.0, abs=1e-12)
+    per_head = key_orthogonality(torch.stack([orthonormal[:3], collinear]))  # (heads,)
+    torch.testing.assert_close(per_head, torch.tensor([0.0, 1.0], dtype=torch.float64))
+    with pytest.raises(ValueError, match="at least 2"):
+        key_orthogonality(torch.ones(1, 3))
+
+
+def test_random_keys_match_the_high_dimensional_value():
+    keys = torch.randn(200, 256, generator=torch.Generator().manual_seed(2))
+    assert key_orthogonality(keys).item() == pytest.approx(math.sqrt(2 / (math.pi * 256)), rel=0.05)
+
+
+def test_points_on_a_line_ordered_by_entropy():
+    generator = torch.Generator().manual_seed(3)
+    entropy = torch.rand(100, generator=generator, dtype=torch.float64) * 3
+    direction = torch.randn(12, generator=generator, dtype=torch.float64)
+    points = 5.0 + entropy[:, None] * direction  # exactly on a line, ordered by entropy
+    summary = manifold_summary(points, entropy)
+    assert summary.pc1_share == pytest.approx(1.0, abs=1e-12)
+    assert abs(summary.pc1_spearman) == pytest.approx(1.0, abs=1e-12)
+    assert summary.pc1_r2 == pytest.approx(1.0, abs=1e-12)
+    # a monotone but curved coordinate keeps |rho| = 1 and loses linear R^2
+    curved = manifold_summary(5.0 + torch.exp(2 * entropy)[:, None] * direction, entropy)
+    assert abs(curved.pc1_spearman) == pytest.approx(1.0, abs=1e-12)
+    assert curved.pc1_r2 < 0.95
+    with pytest.raises(ValueError, match="one entry per point"):
+        manifold_summary(points, entropy[:10])
+
+
+def test_pca_variance_shares_and_sign():
+    generator = torch.Generator().manual_seed(4)
+    scales = torch.tensor([3.0, 2.0, 1.0], dtype=torch.float64)
+    points = torch.randn(5000, 3, generator=generator, dtype=torch.float64) * scales
+    result = pca(points)
+    torch.testing.assert_close(result.explained_variance_ratio, scales**2 / 14, rtol=0, atol=0.02)
+    assert torch.all(result.components.abs().argmax(1) == torch.arange(3))
+    assert torch.all(result.components.gather(1, result.components.abs().argmax(1, keepdim=True)) > 0)
+    torch.testing.assert_close(result.scores @ result.components + result.mean, points)
+
+
+def test_ranks_and_spearman_with_ties():
+    assert ranks(torch.tensor([10.0, 20.0, 10.0, 5.0])).tolist() == [2.5, 4.0, 2.5, 1.0]
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert spearman(x, x**3) == pytest.approx(1.0)
+    assert spearman(x, -x) == pytest.approx(-1.0)
+    # hand value: ranks (1,2,3,4,5) against (2,1,4,3,5): 1 - 6*4/(5*24) = 0.8
+    assert spearman(x, torch.tensor([2.0, 1.0, 4.0, 3.0, 5.0])) == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="same shape"):
+        spearman(x, x[:3])
+
+
+def test_query_key_alignment_masks_later_keys():
+    generator = torch.Generator().manual_seed(5)
+    k = torch.randn(4, 2, 6, 3, generator=generator)
+    q = k.clone()  # each query equals its own key
+    q[:, :, 5] = k[:, :, 1]  # the last query equals the key at position 1
+    alignment = query_key_alignment(q, k, torch.tensor([1, 5]), torch.tensor([0, 1, 3]))
+    assert alignment.shape == (2, 2, 3)
+    assert torch.isnan(alignment[:, 0, 1:]).all() and not torch.isnan(alignment[:, 0, 0]).any()
+    torch.testing.assert_close(alignment[:, 1, 1], torch.ones(2, dtype=torch.float64))
+
+
+def test_attention_and_representation_drift():
+    weights = torch.softmax(torch.randn(3, 5, 5, generator=torch.Generator().manual_seed(6)), -1)
+    assert attention_drift(weights, weights) == 0.0
+    one_hot_a = torch.eye(5).expand(3, 5, 5)
+    one_hot_b = torch.eye(5).roll(1, dims=1).expand(3, 5, 5)
+    assert attention_drift(one_hot_a, one_hot_b) == pytest.approx(1.0)
+    assert attention_drift(one_hot_a, one_hot_b, torch.tensor([0, 2])) == pytest.approx(1.0)
+    generator = torch.Generator().manual_seed(7)
+    a = torch.randn(300, 6, generator=generator, dtype=torch.float64)
+    rotation = torch.linalg.qr(torch.randn(6, 6, generator=generator, dtype=torch.float64))[0]
+    assert representation_drift(a, 3.0 * a @ rotation + 1.0) == pytest.approx(0.0, abs=1e-12)
+    independent = torch.randn(300, 6, generator=generator, dtype=torch.float64)
+    assert linear_cka(a, independent) < 0.1
+    with pytest.raises(ValueError, match="same shape"):
+        attention_drift(weights, weights[:2])

@@ -1,0 +1,125 @@
+"""The online training loop and the entropy metrics: a short run must calibrate a small model."""
+
+import math
+
+import pytest
+import torch
+
+from attention_dynamics.metrics import IGNORE_INDEX, TaskBatch, evaluate, kl_to_bayes_bits, score_logits
+from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig
+from attention_dynamics.runtime import seed_everything
+from attention_dynamics.sequence_training import (
+    SequenceTrainingConfig,
+    sequence_loss,
+    train_sequence_model,
+)
+from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
+
+TASK = BijectionTask(4)
+SHORT = SequenceTrainingConfig(steps=250, batch_size=64, lr=1e-2, warmup_steps=20)
+MAE_THRESHOLD_BITS = 0.1
+"""A 2-layer transformer trained 250 steps on V = 4 bijections stays below this (it reaches
+about 0.03 bits); a broken model, task or loss does not."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """The models are tiny: extra threads only add synchronisation (and stall on a busy CPU)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _transformer(generator):
+    config = TransformerConfig(vocab_size=TASK.vocab_size, max_len=TASK.length, n_layers=2,
+                               n_heads=2, d_model=32, init_std=0.1)
+    return Transformer(config, generator)
+
+
+def _held_out():
+    generator = torch.Generator().manual_seed(1234)
+    return [TASK.sample(256, generator)]
+
+
+def test_short_run_calibrates_and_mlp_cannot():
+    generator = seed_everything(0)
+    model = _transformer(generator)
+    before = evaluate(model, _held_out())
+    history = train_sequence_model(model, TASK, SHORT, generator)
+    after = evaluate(model, _held_out())
+    assert history.loss.shape == (250,) and history.loss[-20:].mean() < history.loss[:20].mean()
+    assert after.mae_mean_curve < MAE_THRESHOLD_BITS < before.mae_mean_curve
+    assert after.mae_per_sample < 2 * MAE_THRESHOLD_BITS
+    assert after.kl_bits < MAE_THRESHOLD_BITS
+    mlp = MLP(MLPConfig.matching(model.config), generator)
+    train_sequence_model(mlp, TASK, SHORT, generator)
+    assert evaluate(mlp, _held_out()).mae_mean_curve > 0.8 * mean_entropy_gap_of_marginal(4)
+
+
+def test_same_seed_same_run_and_checkpoints():
+    config = SequenceTrainingConfig(steps=6, batch_size=8)
+    seen = []
+    runs = []
+    for _ in range(2):
+        generator = seed_everything(3)
+        model = _transformer(generator)
+        initial = {k: v.clone() for k, v in model.state_dict().items()}
+        history = train_sequence_model(model, TASK, config, generator, checkpoint_steps=[0, 3, 6],
+                                       on_checkpoint=lambda step, m: seen.append((step, m.training)))
+        runs.append(history)
+    assert torch.equal(runs[0].loss, runs[1].loss)
+    assert sorted(runs[0].checkpoints) == [0, 3, 6]
+    for name, value in initial.items():
+        assert torch.equal(runs[1].checkpoints[0][name], value)
+    assert torch.equal(runs[1].checkpoints[6]["embed.weight"], model.embed.weight.detach())
+    assert seen == [(0, False), (3, False), (6, False)] * 2
+    with pytest.raises(ValueError, match="checkpoint_steps"):
+        train_sequence_model(model, TASK, config, generator, checkpoint_steps=[7])
+
+
+def test_losses_agree_on_point_mass_predictives():
+    batch = TASK.sample(5, torch.Generator().manual_seed(0))
+    logits = torch.randn(5, TASK.length, TASK.vocab_size, generator=torch.Generator().manual_seed(1))
+    # the last key's predictive is a point mass on the target: both losses coincide there
+    last = torch.full_like(batch.targets, IGNORE_INDEX)
+    last[:, -1] = batch.targets[:, -1]
+    predictive = torch.zeros_like(batch.bayes_predictive)
+    predictive[:, -1] = batch.bayes_predictive[:, -1]
+    point = TaskBatch(batch.tokens, last, predictive, batch.bayes_entropy_bits * 0)
+    torch.testing.assert_close(sequence_loss(logits, point, "sampled"),
+                               sequence_loss(logits, point, "bayes"))
+    with pytest.raises(ValueError, match="loss must be one of 'sampled', 'bayes'"):
+        sequence_loss(logits, point, "mse")
+
+
+def test_metrics_on_hand_built_logits():
+    batch = TASK.sample(3, torch.Generator().manual_seed(2))
+    exact = torch.where(batch.bayes_predictive > 0, batch.bayes_predictive.log(),
+                        torch.tensor(-1e4, dtype=torch.float64)).float()
+    report = score_logits(exact, batch)
+    assert report.mae_mean_curve < 1e-5 and report.mae_per_sample < 1e-5 and report.kl_bits < 1e-5
+    torch.testing.assert_close(report.bayes_entropy, TASK.bayes_entropy_curve())
+    assert report.positions.tolist() == [0, 2, 4, 6] and report.n_scored == 12
+    uniform = torch.zeros(3, TASK.length, TASK.vocab_size)
+    report = score_logits(uniform, batch)
+    gap = (3 - TASK.bayes_entropy_curve()).mean().item()  # log2(8) = 3 bits for 8 tokens
+    assert report.mae_mean_curve == pytest.approx(gap)
+    kl = kl_to_bayes_bits(uniform, batch)
+    torch.testing.assert_close(kl[:, 0::2], (3 - TASK.bayes_entropy_curve()).expand(3, -1).float().double())
+    assert torch.all(kl[:, 1::2] == 0)
+    with pytest.raises(ValueError, match="logits must have shape"):
+        score_logits(uniform[:, :3], batch)
+
+
+def test_config_validation_and_schedule():
+    config = SequenceTrainingConfig(steps=100, batch_size=4, lr=1.0, warmup_steps=10,
+                                    final_lr_fraction=0.1)
+    assert config.learning_rate(0) == pytest.approx(0.1)
+    assert config.learning_rate(9) == pytest.approx(1.0)
+    assert config.learning_rate(55) == pytest.approx(0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * 0.5)))
+    assert config.learning_rate(100) == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="batch_size"):
+        SequenceTrainingConfig(steps=1, batch_size=0)
+    with pytest.raises(ValueError, match="loss"):
+        SequenceTrainingConfig(steps=1, batch_size=1, loss="l2")
