@@ -1,12 +1,23 @@
 """Attention dynamics: the library behind the book *Gradient Dynamics of Attention*.
 
-Modules, lowest first (a module imports only those above it in this list):
+Modules, lowest layer first (a module imports only from layers above it in this list):
 
-- :mod:`~attention_dynamics.runtime` — device choice, seeding, profile names.
-- :mod:`~attention_dynamics.attention` — causal attention heads that expose their internals.
-- :mod:`~attention_dynamics.gradients` — closed-form gradients of an attention head.
-- :mod:`~attention_dynamics.plotting` — the figure style of the book.
-- :mod:`~attention_dynamics.results` — the per-notebook results file.
+- tools: :mod:`~attention_dynamics.runtime` (profile, device, seed),
+  :mod:`~attention_dynamics.validation` (argument checks), :mod:`~attention_dynamics.timing`.
+- exact inference and tasks: :mod:`~attention_dynamics.bayes` (log-space forward filter,
+  entropies) and :mod:`~attention_dynamics.tasks` (sticky Markov chain, bijection elimination,
+  HMM filtering, associative recall, each with its exact answer).
+- attention and its gradients: :mod:`~attention_dynamics.attention`,
+  :mod:`~attention_dynamics.gradients`, :mod:`~attention_dynamics.problems`.
+- models: :mod:`~attention_dynamics.sticky_model` (Paper II's one-head model),
+  :mod:`~attention_dynamics.toy_routing` (chapter 2's toy) and :mod:`~attention_dynamics.models`
+  (transformer, Mamba, LSTM, MLP).
+- training and measurement: :mod:`~attention_dynamics.training`,
+  :mod:`~attention_dynamics.sequence_training`, :mod:`~attention_dynamics.metrics`,
+  :mod:`~attention_dynamics.specialization`, :mod:`~attention_dynamics.geometry`,
+  :mod:`~attention_dynamics.benchmarking`.
+- the book: :mod:`~attention_dynamics.plotting`, :mod:`~attention_dynamics.results`,
+  :mod:`~attention_dynamics.verdicts`.
 """
 
 from importlib.metadata import PackageNotFoundError, version

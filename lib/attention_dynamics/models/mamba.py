@@ -271,7 +271,7 @@ class MambaConfig:
 
     @property
     def delta_rank(self) -> int:
-        """The rank in use: ``dt_rank``, or ``ceil(d_model / 16)`` when it is ``None``.
+        """The rank in use, ``dt_rank`` or ``ceil(d_model / 16)`` when it is ``None``.
 
         Computed, not stored, so that ``dataclasses.replace(config, d_model=...)`` follows.
         """

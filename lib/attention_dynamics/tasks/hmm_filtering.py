@@ -108,7 +108,7 @@ class HMMFilteringTask:
     # Vocabulary: grid values, three markers, symbols, states.
     @property
     def n_grid(self) -> int:
-        """Number of probability tokens: grid values ``floor .. floor + max units * resolution``."""
+        """The number of probability tokens (grid values ``floor .. floor + max units * resolution``)."""
         return round(max(self._units().values())) + 1
 
     @property
@@ -143,7 +143,7 @@ class HMMFilteringTask:
 
     @property
     def prompt_length(self) -> int:
-        """Tokens before the first observation: ``3 + S^2 + S O``."""
+        """The number of tokens before the first observation, ``3 + S^2 + S O``."""
         return 3 + self.n_states**2 + self.n_states * self.n_symbols
 
     @property
