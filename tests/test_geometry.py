@@ -7,10 +7,12 @@ import torch
 
 from attention_dynamics.geometry import (
     attention_drift,
+    class_means,
     key_orthogonality,
     linear_cka,
     manifold_summary,
     pca,
+    per_sequence_manifolds,
     query_key_alignment,
     ranks,
     representation_drift,
@@ -101,3 +103,20 @@ def test_attention_and_representation_drift():
     assert linear_cka(a, independent) < 0.1
     with pytest.raises(ValueError, match="same shape"):
         attention_drift(weights, weights[:2])
+
+
+def test_per_sequence_manifolds_and_class_means():
+    generator = torch.Generator().manual_seed(8)
+    entropy = torch.rand(4, 7, generator=generator, dtype=torch.float64)
+    directions = torch.randn(4, 1, 5, generator=generator, dtype=torch.float64)
+    points = entropy[..., None] * directions  # each sequence on its own line, ordered by entropy
+    shares, correlations = per_sequence_manifolds(points, entropy)
+    torch.testing.assert_close(shares, torch.ones(4, dtype=torch.float64))
+    torch.testing.assert_close(correlations.abs(), torch.ones(4, dtype=torch.float64))
+    with pytest.raises(ValueError, match="coordinate must have shape"):
+        per_sequence_manifolds(points, entropy[:, :3])
+    vectors = torch.tensor([[1.0, 0.0], [3.0, 2.0], [5.0, 5.0]]).expand(2, 3, 2)  # two heads
+    means = class_means(vectors, torch.tensor([1, 0, 1]), 2)
+    torch.testing.assert_close(means, torch.tensor([[[3.0, 2.0], [3.0, 2.5]]] * 2))
+    with pytest.raises(ValueError, match="every value"):
+        class_means(vectors, torch.tensor([0, 0, 0]), 2)

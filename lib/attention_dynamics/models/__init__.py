@@ -2,18 +2,13 @@
 
 - :mod:`~attention_dynamics.models.transformer` — the small GPT of the wind tunnels, which
   exposes its queries, keys, values, attention weights and residual stream;
-- :mod:`~attention_dynamics.models.mlp` — the attention-free per-position control.
+- :mod:`~attention_dynamics.models.mlp` — the attention-free per-position control;
+- :mod:`~attention_dynamics.models.sizing` — parameter counts and capacity matching.
 """
 
-from torch import nn
-
 from .mlp import MLP, MLPConfig
+from .sizing import count_parameters
 from .transformer import Transformer, TransformerConfig, TransformerRecord
 
 __all__ = ["MLP", "MLPConfig", "Transformer", "TransformerConfig", "TransformerRecord",
            "count_parameters"]
-
-
-def count_parameters(model: nn.Module) -> int:
-    """Number of trainable scalars of ``model`` (a tied weight counted once)."""
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)

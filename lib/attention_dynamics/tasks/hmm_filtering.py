@@ -11,22 +11,24 @@ its prompt, as the authors do, so that the posterior is a function of the input 
 Row ``i`` of the transition matrix ``A`` is ``p(s_{t+1} = . | s_t = i)``, row ``i`` of the
 emission matrix ``E`` is ``p(o_t = . | s_t = i)``; the first state is uniform. Each entry is one
 token: probabilities live on a grid ``floor + u * resolution`` (``u = 0, 1, ...``), with a token
-per grid value.
+per grid value. The authors' tokenizer also puts a marker before every observation (and a
+separator after the matrices); with learned positions one marker before the observations
+carries the same information in fewer tokens.
 
 Rows are drawn as the authors' script draws them, in a vectorised form of our own: a
 Dirichlet(1) row ``d`` (normalised i.i.d. exponentials) is clipped at the floor (0.05) and
 renormalised to ``q``; the mass above the floor, ``(q - floor)_+``, is then put on the grid
-(0.01) by largest remainders, so that every entry is at least the floor and each row sums to
-one exactly. Where the renormalisation left every entry at or above the floor this returns
-``q`` rounded to the grid; where it pushed a clipped entry back below, that entry is set to
-the floor and the others give up the difference in proportion. The authors round each entry
+(0.01 in the paper) by largest remainders, so that every entry is at least the floor and each
+row sums to one exactly. Where the renormalisation left every entry at or above the floor this
+returns ``q`` rounded to the grid; where it pushed a clipped entry back below, that entry is set
+to the floor and the others give up the difference in proportion. The authors round each entry
 to the nearest 0.01 and repair the sum one step at a time, which differs from this only in
 which entries absorb the rounding. The exact posterior is computed from the very grid values
 in the prompt, so there is no precision ceiling.
 
-Nothing can be memorised: every sequence has its own matrices (with ``S = O = 5`` each row
-is one of ``C(79, 4) = 1502501`` grid rows, so a prompt is one of about ``6e61``), and the
-state tokens that are the answers never appear in the input.
+Nothing can be memorised: every sequence has its own matrices (with ``S = O = 5`` on the 0.01
+grid each row is one of ``C(79, 4) = 1502501`` grid rows, so a prompt is one of about
+``6e61``), and the state tokens that are the answers never appear in the input.
 """
 
 from __future__ import annotations
