@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
@@ -15,6 +16,16 @@ def run_build(*args: str, root: Path = ROOT) -> subprocess.CompletedProcess:
     """Run the book build script of the tree ``root`` with ``args``; capture its output."""
     return subprocess.run([sys.executable, str(root / "scripts" / "build_book.py"), *args],
                           cwd=root, text=True, capture_output=True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_thread():
+    """The tests' models and problems are tiny: extra threads only add synchronisation, and
+    stall on a CPU shared with the book build's kernels."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

@@ -22,15 +22,6 @@ MAE_THRESHOLD_BITS = 0.1
 about 0.03 bits); a broken model, task or loss does not."""
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """The models are tiny: extra threads only add synchronisation (and stall on a busy CPU)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _transformer(generator):
     config = TransformerConfig(vocab_size=TASK.vocab_size, max_len=TASK.length, n_layers=2,
                                n_heads=2, d_model=32, init_std=0.1)

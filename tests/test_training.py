@@ -8,15 +8,6 @@ from attention_dynamics import sticky_model as sm
 from attention_dynamics import training as tr
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """These problems are small: extra threads only add overhead (and stall on a busy CPU)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _batch(n_runs, length, seed=0, dtype=torch.float64):
     generator = torch.Generator().manual_seed(seed)
     x = torch.randn(n_runs, length, 20, generator=generator, dtype=dtype)

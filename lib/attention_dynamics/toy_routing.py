@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import torch
 import torch.nn.functional as F
 
-from .validation import check_float_tensor
+from .validation import check_float_tensor, check_positive_int
 
 CONDITIONS = ("coupled", "frozen_routing", "frozen_values")
 """The three training conditions of the ablation, in order. ``coupled`` trains everything,
@@ -35,12 +35,6 @@ the values at their initial value."""
 EXTRA_CONDITIONS = ("uniform_routing",)
 """A further control, ``uniform_routing``, which freezes routing at *uniform* attention
 (``W_Q = 0``) and trains the values."""
-
-
-def _check_positive_int(name: str, value) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive int; got {value!r}")
-    return value
 
 
 def _check_non_negative(name: str, value) -> float:
@@ -74,7 +68,7 @@ class GroupedQueries:
 
     def repeat_runs(self, times: int) -> GroupedQueries:
         """Each run repeated ``times`` times in a row (run ``r`` becomes ``r*times .. r*times+times-1``)."""
-        _check_positive_int("times", times)
+        check_positive_int("times", times)
         return replace(self, x=self.x.repeat_interleave(times, dim=0),
                        means=self.means.repeat_interleave(times, dim=0))
 
@@ -97,7 +91,7 @@ def sample_grouped_queries(generator: torch.Generator, runs: int, n_groups: int,
     """
     for name, value in (("runs", runs), ("n_groups", n_groups), ("n_per_group", n_per_group),
                         ("d_x", d_x)):
-        _check_positive_int(name, value)
+        check_positive_int(name, value)
     if n_groups < 2:
         raise ValueError(f"n_groups must be at least 2 for groups to differ; got {n_groups}")
     _check_non_negative("separation", separation)
@@ -166,7 +160,7 @@ class ToyRouting:
 
     def repeat_runs(self, times: int) -> ToyRouting:
         """Each run repeated ``times`` times in a row: identical initialisations for ablations."""
-        _check_positive_int("times", times)
+        check_positive_int("times", times)
 
         def rep(t):
             return None if t is None else t.detach().repeat_interleave(times, dim=0)
@@ -188,7 +182,7 @@ def init_toy_routing(generator: torch.Generator, runs: int, d_x: int, d_k: int, 
     """
     for name, value in (("runs", runs), ("d_x", d_x), ("d_k", d_k), ("n_values", n_values),
                         ("d_v", d_v)):
-        _check_positive_int(name, value)
+        check_positive_int(name, value)
     _check_non_negative("routing_scale", routing_scale)
     _check_non_negative("value_scale", value_scale)
     opts = dict(generator=generator, dtype=dtype, device=device)
@@ -292,7 +286,7 @@ class TrajectoryRecorder:
     snapshots: dict[str, list[torch.Tensor]] = field(default_factory=dict)
 
     def __post_init__(self):
-        _check_positive_int("every", self.every)
+        check_positive_int("every", self.every)
 
     def due(self, step: int) -> bool:
         """Whether ``step`` is a recording step."""
@@ -416,7 +410,7 @@ class ToyConfig:
 
     def __post_init__(self):
         for name in ("n_groups", "n_per_group", "d_x", "d_k", "n_values", "steps", "record_every"):
-            _check_positive_int(name, getattr(self, name))
+            check_positive_int(name, getattr(self, name))
         if self.n_groups < 2:
             raise ValueError(f"n_groups must be at least 2; got {self.n_groups}")
         for name in ("separation", "noise", "routing_scale", "value_scale", "lr_routing",

@@ -5,6 +5,19 @@ from __future__ import annotations
 import torch
 
 
+def check_positive_int(name: str, value) -> int:
+    """Require an ``int`` (not a ``bool``) of at least 1; return it."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive int; got {value!r}")
+    return value
+
+
+def check_positive_int_fields(owner, names) -> None:
+    """:func:`check_positive_int` on each attribute ``names`` of ``owner`` (a config)."""
+    for name in names:
+        check_positive_int(name, getattr(owner, name))
+
+
 def check_float_tensor(name: str, value, min_dim: int = 0, max_dim: int | None = None,
                        dtype: torch.dtype | None = None) -> torch.Tensor:
     """Require a floating-point tensor with ``min_dim <= ndim <= max_dim`` (and ``dtype``)."""

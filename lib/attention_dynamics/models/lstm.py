@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..validation import check_positive_int_fields
 from .mamba import check_tokens
 
 
@@ -51,10 +52,7 @@ class LSTMConfig:
     init_std: float = 0.02
 
     def __post_init__(self):
-        for name in ("vocab_size", "max_len", "n_layers", "d_model"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int; got {value!r}")
+        check_positive_int_fields(self, ("vocab_size", "max_len", "n_layers", "d_model"))
         if not self.init_std > 0:
             raise ValueError(f"init_std must be positive; got {self.init_std!r}")
 

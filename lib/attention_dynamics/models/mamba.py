@@ -49,7 +49,7 @@ import torch
 from torch import nn
 
 from ..runtime import check_choice
-from ..validation import check_float_tensor
+from ..validation import check_float_tensor, check_positive_int_fields
 
 SCANS = ("auto", "chunked", "sequential")
 
@@ -253,10 +253,7 @@ class MambaConfig:
     def __post_init__(self):
         names = ["vocab_size", "max_len", "n_layers", "d_model", "d_state", "expand", "d_conv"]
         names += [name for name in ("dt_rank", "chunk_size") if getattr(self, name) is not None]
-        for name in names:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int; got {value!r}")
+        check_positive_int_fields(self, names)
         if not 0 < self.dt_min <= self.dt_max:
             raise ValueError(f"dt_min and dt_max must satisfy 0 < dt_min <= dt_max; got "
                              f"dt_min={self.dt_min!r}, dt_max={self.dt_max!r}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..validation import check_positive_int_fields
 from .transformer import TransformerConfig, init_normal_
 
 
@@ -38,10 +39,7 @@ class MLPConfig:
     init_std: float = 0.02
 
     def __post_init__(self):
-        for name in ("vocab_size", "max_len", "n_layers", "d_model", "d_ff"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int; got {value!r}")
+        check_positive_int_fields(self, ("vocab_size", "max_len", "n_layers", "d_model", "d_ff"))
         if not self.init_std > 0:
             raise ValueError(f"init_std must be positive; got {self.init_std!r}")
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from torch import nn
 
+from ..validation import check_positive_int
+
 
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable scalars of ``model`` (a tied weight counted once)."""
@@ -67,8 +69,7 @@ def match_parameters(build: Callable[[int], nn.Module], target: int, low: int = 
     """
     for name, value in (("target", target), ("low", low), ("high", high),
                         ("multiple_of", multiple_of)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive int; got {value!r}")
+        check_positive_int(name, value)
     first, last = -(-low // multiple_of), high // multiple_of  # allowed sizes k * multiple_of
     if first > last:
         raise ValueError(f"no multiple of multiple_of={multiple_of} lies in [low, high] = "

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import torch
 
 from ..metrics import IGNORE_INDEX, TaskBatch, check_logits
+from ..validation import check_positive_int_fields
 from .bijection import random_permutations
 
 
@@ -73,10 +74,7 @@ class AssociativeRecallTask:
     n_filler: int = 0
 
     def __post_init__(self):
-        for name in ("n_pairs", "n_keys", "n_values", "n_queries"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int; got {value!r}")
+        check_positive_int_fields(self, ("n_pairs", "n_keys", "n_values", "n_queries"))
         if not isinstance(self.n_filler, int) or isinstance(self.n_filler, bool) or self.n_filler < 0:
             raise ValueError(f"n_filler must be a non-negative int; got {self.n_filler!r}")
         for name in ("n_keys", "n_values"):
