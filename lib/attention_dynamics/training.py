@@ -123,6 +123,8 @@ class TrainingHistory:
         values: ``(M, R, N, d_v)`` value vectors ``x W_V``, or ``None``.
         weights: ``(M, R, N, N)`` attention weights, or ``None``.
         final_params: the weights after the last update.
+        param_snapshots: the ``M`` snapshots of all the weights (one
+            :class:`~attention_dynamics.sticky_model.HeadParams` of ``R`` runs each), or ``None``.
     """
 
     steps: torch.Tensor
@@ -133,6 +135,7 @@ class TrainingHistory:
     values: torch.Tensor | None
     weights: torch.Tensor | None
     final_params: HeadParams
+    param_snapshots: list[HeadParams] | None = None
 
 
 def _check_every(name: str, value: int | None, allow_none: bool) -> None:
@@ -147,19 +150,21 @@ def _is_due(step: int, every: int | None, steps: int) -> bool:
     return every is not None and (step % every == 0 or step == steps)
 
 
-def _snapshot(params: HeadParams, x: torch.Tensor, record_values: bool,
-              record_weights: bool) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-    """The value vectors ``(R, N, d_v)`` and attention weights ``(R, N, N)`` asked for."""
+def _snapshot(params: HeadParams, x: torch.Tensor, record_values: bool, record_weights: bool,
+              record_params: bool
+              ) -> tuple[torch.Tensor | None, torch.Tensor | None, HeadParams | None]:
+    """The value vectors ``(R, N, d_v)``, attention weights ``(R, N, N)`` and weights asked for."""
     values = (x @ params.w_v) if record_values else None
     weights = forward_record(params, x)[0].weights if record_weights else None
-    return values, weights
+    return values, weights, params.map(torch.clone) if record_params else None
 
 
 def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
           schedules: Schedule | Sequence[Schedule], steps: int, optimizer: str = "sgd",
           record_every: int = 1, snapshot_every: int | None = None, record_values: bool = False,
-          record_weights: bool = False, adam_betas: tuple[float, float] = (0.9, 0.999),
-          adam_eps: float = 1e-8, block_size: int = 64, progress: bool = False
+          record_weights: bool = False, record_params: bool = False,
+          adam_betas: tuple[float, float] = (0.9, 0.999), adam_eps: float = 1e-8,
+          block_size: int = 64, progress: bool = False
           ) -> TrainingHistory:
     """Train ``R`` runs full-batch for ``steps`` updates; ``params`` is left unchanged.
 
@@ -180,6 +185,8 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         record_values: snapshots include the value vectors (``R N d_v`` numbers each).
         record_weights: snapshots include the attention weights (``R N^2`` numbers each:
             160 MB in float32 at the paper's size, so take few).
+        record_params: snapshots include a copy of all the weights (a few thousand numbers
+            per run), from which any of the above can be recomputed later.
         adam_betas, adam_eps: Adam's constants.
         block_size: queries per block in the fused forward/backward pass.
         progress: show a tqdm progress bar.
@@ -193,8 +200,9 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         raise ValueError(f"steps must be a non-negative int; got {steps!r}")
     _check_every("record_every", record_every, allow_none=False)
     _check_every("snapshot_every", snapshot_every, allow_none=True)
-    if (record_values or record_weights) and snapshot_every is None:
-        raise ValueError("record_values / record_weights need snapshot_every to be set")
+    if (record_values or record_weights or record_params) and snapshot_every is None:
+        raise ValueError("record_values / record_weights / record_params need snapshot_every "
+                         "to be set")
     rates = _rate_tensors(schedules, params)
     params = params.map(torch.clone)
     update = _Adam(params, adam_betas, adam_eps).update if optimizer == "adam" else _sgd_update
@@ -210,7 +218,8 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         if _is_due(step, record_every, steps):
             records.append((step, result.loss, result.entropy, result.accuracy))
         if _is_due(step, snapshot_every, steps):
-            snapshots.append((step, *_snapshot(params, x, record_values, record_weights)))
+            snapshots.append((step, *_snapshot(params, x, record_values, record_weights,
+                                               record_params)))
         if step < steps:
             update(params, result.grads, rates)
     return _history(records, snapshots, params)
@@ -223,13 +232,25 @@ def _stack_or_none(tensors: list[torch.Tensor | None]) -> torch.Tensor | None:
 def _history(records: list, snapshots: list, params: HeadParams) -> TrainingHistory:
     """Stack the per-step records and snapshots into a :class:`TrainingHistory`."""
     record_steps, losses, entropies, accuracies = zip(*records, strict=True)
-    snapshot_steps, values, weights = zip(*snapshots, strict=True) if snapshots else ((), [], [])
+    snapshot_steps, values, weights, weight_copies = (zip(*snapshots, strict=True) if snapshots
+                                                      else ((), [], [], []))
     return TrainingHistory(steps=torch.tensor(record_steps, dtype=torch.int64),
                            loss=torch.stack(losses), entropy=torch.stack(entropies),
                            accuracy=torch.stack(accuracies),
                            snapshot_steps=torch.tensor(snapshot_steps, dtype=torch.int64),
                            values=_stack_or_none(list(values)),
-                           weights=_stack_or_none(list(weights)), final_params=params)
+                           weights=_stack_or_none(list(weights)), final_params=params,
+                           param_snapshots=(list(weight_copies) if weight_copies
+                                            and weight_copies[0] is not None else None))
+
+
+def first_step_below(steps: torch.Tensor, series: torch.Tensor,
+                     threshold: float | torch.Tensor) -> list[int | None]:
+    """Per run, the first of ``steps`` ``(K,)`` at which ``series`` ``(K, R)`` is below
+    ``threshold`` (a number or one per run, ``(R,)``); ``None`` where it never is."""
+    below = series < torch.as_tensor(threshold, dtype=series.dtype, device=series.device)
+    first = below.int().argmax(dim=0)
+    return [int(steps[i]) if below[i, r] else None for r, i in enumerate(first.tolist())]
 
 
 def steps_to_reach(history: TrainingHistory, threshold: float | torch.Tensor) -> list[int | None]:
@@ -239,9 +260,7 @@ def steps_to_reach(history: TrainingHistory, threshold: float | torch.Tensor) ->
     is the authors' "steps to reach SGD's final loss" count (their script takes the threshold to
     be the mean of the SGD runs' final losses over seeds).
     """
-    below = history.loss < torch.as_tensor(threshold, dtype=history.loss.dtype)
-    first = below.int().argmax(dim=0)
-    return [int(history.steps[i]) if below[i, r] else None for r, i in enumerate(first.tolist())]
+    return first_step_below(history.steps, history.loss, threshold)
 
 
 @dataclass

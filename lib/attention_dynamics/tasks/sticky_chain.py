@@ -276,6 +276,28 @@ def bayes_log_predictive(inputs: torch.Tensor, transition: torch.Tensor, means: 
     return predict_next(filtered, log_transition)
 
 
+def memoryless_log_predictive(inputs: torch.Tensor, transition: torch.Tensor,
+                              means: torch.Tensor, noise_std: float = 1.0) -> torch.Tensor:
+    """``log p(y_t = c | x_t)`` from the current input alone, shape ``(..., N, S)``, float64.
+
+    The posterior over ``y_{t-1}`` from ``x_t`` alone under the stationary (uniform) prior,
+    pushed through one transition: the best predictor that ignores ``x_1..x_{t-1}``. Its
+    cross-entropy minus :func:`bayes_log_predictive`'s is what the history is worth.
+
+    Args:
+        inputs: ``(..., N, d)``; transition: ``(S, S)``; means: ``(S, d)``; noise_std: as in
+            :func:`bayes_log_predictive`.
+    """
+    check_float_tensor("inputs", inputs, min_dim=2)
+    check_float_tensor("transition", transition, min_dim=2, max_dim=2)
+    check_float_tensor("means", means, min_dim=2, max_dim=2)
+    if means.shape[1] != inputs.shape[-1]:
+        raise ValueError(f"means must be (S, d) with d={inputs.shape[-1]} (the inputs' last dim); "
+                         f"got {tuple(means.shape)}")
+    log_lik = gaussian_log_likelihood(inputs.double(), means.double(), noise_std)
+    return predict_next(log_lik.log_softmax(dim=-1), transition.double().log())
+
+
 @dataclass(frozen=True)
 class BayesReference:
     """What the Bayes-optimal predictor achieves on given sequences (``(B,)`` or scalars).

@@ -1,0 +1,216 @@
+"""Paths, settling, linear response and curvature of the sticky-chain head (chapter 3)."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from attention_dynamics import em_dynamics as ed
+from attention_dynamics import sticky_model as sm
+from attention_dynamics import training as tr
+from attention_dynamics.geometry import attention_drift
+
+F64 = torch.float64
+
+
+def _batch(n_runs, length, seed=0, dtype=F64):
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(n_runs, length, 20, generator=generator, dtype=dtype)
+    y = torch.randint(8, (n_runs, length), generator=generator)
+    return x, y
+
+
+# ---- paths ----
+
+def test_straight_path_has_straightness_and_persistence_one():
+    t = torch.linspace(0, 1, 6, dtype=F64) ** 2          # uneven steps, one direction
+    points = t[:, None] * torch.tensor([3.0, 4.0], dtype=F64)
+    summary = ed.path_summary(points)
+    assert summary.length.item() == pytest.approx(5.0, abs=1e-12)
+    assert summary.displacement.item() == pytest.approx(5.0, abs=1e-12)
+    assert summary.straightness.item() == pytest.approx(1.0, abs=1e-12)
+    assert summary.persistence.item() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_zigzag_and_batch_shapes():
+    # right, up, right, up: length 4, displacement 2 sqrt 2, successive steps orthogonal
+    zigzag = torch.tensor([[0, 0], [1, 0], [1, 1], [2, 1], [2, 2]], dtype=F64)
+    back_and_forth = torch.tensor([[0, 0], [1, 0], [0, 0], [1, 0], [0, 0]], dtype=F64)
+    summary = ed.path_summary(torch.stack([zigzag, back_and_forth], dim=1))  # (S, 2, d)
+    assert summary.length.tolist() == pytest.approx([4.0, 4.0])
+    assert summary.straightness.tolist() == pytest.approx([2 * math.sqrt(2) / 4, 0.0])
+    assert summary.persistence.tolist() == pytest.approx([0.0, -1.0])
+    still = ed.path_summary(torch.zeros(4, 3, 2, dtype=F64))
+    assert still.straightness.isnan().all() and still.persistence.isnan().all()
+    with pytest.raises(ValueError, match="points"):
+        ed.path_summary(torch.zeros(2, 3, dtype=F64))
+
+
+def test_class_means():
+    vectors = torch.arange(12, dtype=F64).view(2, 3, 2)
+    labels = torch.tensor([[0, 1, 0], [2, 2, 2]])
+    means = ed.class_means(vectors, labels, 3)
+    torch.testing.assert_close(means[0, 0], vectors[0, [0, 2]].mean(0))
+    torch.testing.assert_close(means[1, 2], vectors[1].mean(0))
+    assert means[0, 2].isnan().all() and means[1, :2].isnan().all()
+    shared = ed.class_means(vectors, torch.tensor([1, 1, 0]), 2)  # one labelling for both
+    torch.testing.assert_close(shared[:, 0], vectors[:, 2])
+    with pytest.raises(ValueError, match="labels"):
+        ed.class_means(vectors, torch.tensor([0, 1, 3]), 3)
+    with pytest.raises(ValueError, match="labels"):
+        ed.class_means(vectors, labels.float(), 3)
+
+
+# ---- attention rows, snapshots, routing ----
+
+def test_attention_rows_match_the_full_forward_pass():
+    params = sm.init_params([1, 2], dtype=F64).map(lambda w: w * 5)
+    x, _ = _batch(2, 40)
+    rows = torch.tensor([0, 7, 39])
+    full = sm.forward_record(params, x)[0].weights
+    torch.testing.assert_close(ed.attention_rows(params, x, rows), full[:, rows], rtol=0,
+                               atol=1e-14)
+    with pytest.raises(ValueError, match="rows"):
+        ed.attention_rows(params, x, torch.tensor([40]))
+
+
+def test_record_params_and_evaluate_snapshots():
+    params = sm.init_params([3, 4], dtype=F64)
+    x, y = _batch(2, 30, seed=1)
+    history = tr.train(params, x, y, ["sgd", "em"], steps=9, snapshot_every=4,
+                       record_params=True)
+    assert history.snapshot_steps.tolist() == [0, 4, 8, 9]
+    assert len(history.param_snapshots) == 4
+    for name, w in history.final_params.tensors().items():
+        assert torch.equal(getattr(history.param_snapshots[-1], name), w)
+        assert torch.equal(getattr(history.param_snapshots[0], name), getattr(params, name))
+    scored = ed.evaluate_snapshots(history.param_snapshots, x, y)
+    assert scored.loss.shape == (4, 2)
+    torch.testing.assert_close(scored.loss[[0, 2, 3]], history.loss[[0, 8, 9]], rtol=0,
+                               atol=1e-14)
+    assert tr.train(params, x, y, "sgd", steps=2).param_snapshots is None
+    with pytest.raises(ValueError, match="snapshot_every"):
+        tr.train(params, x, y, "sgd", steps=2, record_params=True)
+
+
+def test_first_step_below():
+    steps = torch.tensor([0, 10, 20])
+    series = torch.tensor([[3.0, 3.0], [2.0, 2.9], [1.0, 2.95]])
+    assert tr.first_step_below(steps, series, 2.5) == [10, None]
+    assert tr.first_step_below(steps, series, torch.tensor([1.5, 2.96])) == [20, 10]
+
+
+def test_symbol_routing():
+    labels = torch.tensor([[0, 1, 0, 1]])
+    rows = torch.tensor([2, 3])
+    uniform = torch.tensor([[[1 / 3, 1 / 3, 1 / 3, 0.0], [0.25] * 4]], dtype=F64)
+    assert ed.symbol_routing(uniform, rows, labels).item() == pytest.approx(1.0, abs=1e-14)
+    same = torch.tensor([[[0.5, 0.0, 0.5, 0.0], [0.0, 0.5, 0.0, 0.5]]], dtype=F64)
+    # row 2: all mass on label 0, which is 2 of the 3 visible keys: 1 / (2/3); row 3: 1 / (1/2)
+    assert ed.symbol_routing(same, rows, labels).item() == pytest.approx((1.5 + 2.0) / 2)
+    with pytest.raises(ValueError, match="labels"):
+        ed.symbol_routing(same, rows, labels[:, :3])
+
+
+# ---- settling ----
+
+def test_frame_precision_on_a_short_run():
+    params = sm.init_params([5, 6], dtype=F64).map(lambda w: w * 3)
+    x, y = _batch(2, 50, seed=2)
+    history = tr.train(params, x, y, ["sgd", "em"], steps=20, snapshot_every=5,
+                       record_params=True)
+    rows = torch.arange(4, 50, 5)
+    fp = ed.frame_precision(history.param_snapshots, history.snapshot_steps, x, rows)
+    assert fp.attention_remaining.shape == fp.value_remaining.shape == (5, 2)
+    torch.testing.assert_close(fp.attention_remaining[0], torch.ones(2, dtype=F64))
+    torch.testing.assert_close(fp.value_remaining[-1], torch.zeros(2, dtype=F64))
+    first = ed.attention_rows(history.param_snapshots[0], x, rows)
+    second = ed.attention_rows(history.param_snapshots[1], x, rows)
+    assert fp.attention_change[0, 1].item() == pytest.approx(
+        attention_drift(first[1], second[1]) / 5, rel=1e-12)
+    v0, v1 = (x @ history.param_snapshots[k].w_v for k in (0, 1))
+    assert fp.value_change[0, 0].item() == pytest.approx(
+        ((v1 - v0)[0].norm() / v0[0].norm()).item() / 5, rel=1e-12)
+    # the EM-like run's values move about ten times as far in the same steps
+    assert fp.value_total[1] > 5 * fp.value_total[0]
+    with pytest.raises(ValueError, match="steps"):
+        ed.frame_precision(history.param_snapshots, history.snapshot_steps.flip(0), x, rows)
+
+
+def test_settling_step():
+    steps = torch.tensor([0, 10, 20, 30, 40])
+    remaining = torch.tensor([[1.0, 1.0], [0.05, 0.6], [0.2, 0.4], [0.08, 0.3], [0.0, 0.0]],
+                             dtype=F64)
+    assert ed.settling_step(steps, remaining, 0.1).tolist() == [30, 40]
+    assert ed.settling_step(steps, remaining, 0.5).tolist() == [10, 20]
+    with pytest.raises(ValueError, match="level"):
+        ed.settling_step(steps, remaining, 1.5)
+
+
+# ---- linear response and curvature ----
+
+def test_linear_response_is_the_first_order_expansion():
+    base = sm.init_params([7], dtype=F64)
+    x, _ = _batch(1, 60, seed=3)
+    errors = []
+    for scale in (1e-1, 1e-2, 1e-3):
+        params = sm.HeadParams(w_q=base.w_q * scale, w_k=base.w_k, w_v=base.w_v, w_o=base.w_o)
+        baseline, content = ed.linear_response_logits(params, x)
+        logits = sm.forward_record(params, x)[1]
+        actual = logits - baseline
+        errors.append(((actual - content).norm() / actual.norm()).item())
+    assert errors[1] < errors[0] / 5 and errors[2] < errors[1] / 5  # O(scale) relative error
+    frozen = sm.HeadParams(w_q=base.w_q * 0, w_k=base.w_k, w_v=base.w_v, w_o=base.w_o)
+    baseline, content = ed.linear_response_logits(frozen, x)
+    torch.testing.assert_close(baseline, sm.forward_record(frozen, x)[1], rtol=0, atol=1e-14)
+    assert content.abs().max() == 0
+
+
+def test_value_curvature_matches_the_autograd_hessian():
+    params = sm.init_params([8, 9], dtype=F64).map(lambda w: w * 4)
+    x, y = _batch(2, 25, seed=4)
+    lam = ed.value_curvature(params, x)
+    for r in range(2):
+        run = params.select(r)
+
+        def loss(w_v, run=run, r=r):
+            logits = sm.forward_record(sm.HeadParams(run.w_q, run.w_k, w_v, run.w_o),
+                                       x[r:r + 1])[1]
+            return F.cross_entropy(logits[0], y[r])
+
+        hessian = torch.autograd.functional.hessian(loss, run.w_v).reshape(300, 300)
+        top = torch.linalg.eigvalsh(hessian)[-1]
+        assert lam[r].item() == pytest.approx(top.item(), rel=1e-10)
+
+
+def test_gradient_descent_on_values_alone_is_stable_below_the_edge_only():
+    """The first-order edge 2 / lambda_max: a little below it a step on W_V alone stays put to
+    first order near a minimum, well above it the loss blows up along the top direction."""
+    params = sm.init_params([10], dtype=F64).map(lambda w: w * 3)
+    x, y = _batch(1, 40, seed=5)
+    # find W_V's minimiser with the rest held (convex problem), then measure the edge there
+    w_v = params.w_v.clone().requires_grad_()
+    optimizer = torch.optim.LBFGS([w_v], max_iter=500, tolerance_grad=1e-12,
+                                  tolerance_change=1e-15, line_search_fn="strong_wolfe")
+
+    def closure():
+        optimizer.zero_grad()
+        value = sm.loss_and_grads(sm.HeadParams(params.w_q, params.w_k, w_v, params.w_o), x,
+                                  y, with_grads=False).loss.sum()
+        value.backward()
+        return value
+
+    optimizer.step(closure)
+    at_min = sm.HeadParams(params.w_q, params.w_k, w_v.detach(), params.w_o)
+    edge = 2 / ed.value_curvature(at_min, x).item()
+    kick = at_min.map(torch.clone)
+    kick.w_v += 1e-3 * torch.randn(kick.w_v.shape, generator=torch.Generator().manual_seed(0),
+                                   dtype=F64)
+    start = sm.loss_and_grads(kick, x, y, with_grads=False).loss.item()
+    finals = []
+    for factor in (0.9, 1.5):
+        rates = {"w_q": 0.0, "w_k": 0.0, "w_v": factor * edge, "w_o": 0.0}
+        finals.append(tr.train(kick, x, y, rates, steps=60).loss[-1].item())
+    assert finals[0] <= start + 1e-9
+    assert finals[1] > start + 1e-3
