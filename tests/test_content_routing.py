@@ -1,0 +1,73 @@
+"""Chapter 5's notebook, executed by the book build: its results and the claims its page makes."""
+
+import pytest
+
+ARCHITECTURES = ("transformer", "mamba", "lstm", "mlp")
+
+
+@pytest.mark.slow
+def test_notebook_records_the_architecture_table(results):
+    content = results["content_routing"]
+    metrics = content["metrics"]
+    for arch in ARCHITECTURES:
+        for task in ("bijection", "hmm"):
+            for suffix in ("", "_min", "_max"):
+                assert metrics[f"mae_bits_{arch}_{task}{suffix}"] >= 0, (arch, task, suffix)
+            assert (metrics[f"mae_bits_{arch}_{task}_min"] <= metrics[f"mae_bits_{arch}_{task}"]
+                    <= metrics[f"mae_bits_{arch}_{task}_max"])
+        assert 0 <= metrics[f"recall_accuracy_{arch}"] <= 1, arch
+        for task in ("bijection", "hmm", "recall"):
+            assert metrics[f"n_parameters_{arch}_{task}"] > 1000
+    assert metrics["n_seeds"] >= 2
+    assert metrics["parameter_mismatch_max"] < 0.05
+    assert content["profile"] == "quick" and content["wall_time_s"] < 480
+
+
+@pytest.mark.slow
+def test_notebook_numbers_support_the_pages_claims(results):
+    m = results["content_routing"]["metrics"]
+    # the MLP sits on its floors
+    assert abs(m["mae_bits_mlp_bijection"] - m["bijection_marginal_gap_bits"]) < 0.05
+    assert m["recall_accuracy_mlp"] < 2 * m["recall_chance_accuracy"]
+    # the transformer binds on every seed and reads the HMM matrices
+    assert m["recall_accuracy_transformer_min"] > 0.99
+    assert m["mae_bits_transformer_hmm_max"] < 0.5 * m["hmm_uniform_predictor_mae_bits"]
+    assert m["hmm_entropy_correlation_transformer"] > 0.5
+    # the others stay on the prompt-blind plateau of HMM filtering
+    for arch in ("mamba", "lstm", "mlp"):
+        assert abs(m[f"mae_bits_{arch}_hmm"] - m["hmm_uniform_predictor_mae_bits"]) < 0.02, arch
+        assert m[f"hmm_model_entropy_sd_{arch}"] < 0.05, arch
+    # bijection: the LSTM lags the routing architectures but is far below the MLP's floor
+    assert m["mae_bits_lstm_bijection_min"] > max(m["mae_bits_transformer_bijection_max"],
+                                                  m["mae_bits_mamba_bijection_max"])
+    assert m["mae_bits_lstm_bijection_max"] < 0.5 * m["mae_bits_mlp_bijection"]
+    # recall: the LSTM does not reach 1/N; at least one Mamba seed binds
+    assert m["recall_accuracy_lstm_max"] < m["recall_unbound_accuracy"]
+    assert m["recall_mamba_solved_seeds"] >= 1
+    # mixing weights sharpen on the queried pair, the transformer's far more
+    assert m["recall_pair_share_transformer_final"] > 0.8 > m["recall_pair_share_transformer_init"]
+    assert (m["recall_pair_share_mamba_init"] < m["recall_pair_share_mamba_final_shown"]
+            < m["recall_pair_share_transformer_final"])
+    assert m["recall_attribution_share_lstm_final"] < 0.3
+    # the gradient formulas are exact; softmax rows re-route, the implicit attention's do not
+    assert m["scan_gradient_max_rel_error"] < 1e-10
+    assert m["transformer_score_gradient_net_fraction"] < 1e-8
+    assert m["mamba_attention_gradient_net_fraction"] > 0.1
+    assert 0 < m["mamba_attention_negative_fraction"] < 1
+    # no entropy-ordered leading axis at this scale
+    assert m["pc1_entropy_spearman_transformer_hmm"] < 0.3
+
+
+@pytest.mark.slow
+def test_chapter_five_page_shows_the_notebook_numbers_and_figures(built_book, results):
+    metrics = results["content_routing"]["metrics"]
+    page = (built_book / "html" / "book" / "content_routing.html").read_text()
+    for arch in ARCHITECTURES:
+        for task in ("bijection", "hmm"):
+            assert f"{metrics[f'mae_bits_{arch}_{task}']:.3f}" in page, (arch, task)
+        assert f"{metrics[f'recall_accuracy_{arch}']:.3f}" in page, arch
+        assert f"{metrics[f'n_parameters_{arch}_recall']:.0f}" in page, arch
+    assert f"{metrics['scan_gradient_max_rel_error']:.1e}" in page
+    for figure in ("fig_routing_scores", "fig_routing_hmm_entropy", "fig_routing_sharpening",
+                   "fig_routing_recall_maps", "fig_routing_manifolds"):
+        assert f"{figure}.png" in page, figure
