@@ -7,7 +7,7 @@ DEVICE ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test lint clean browser
+.PHONY: book test lint clean browser paper-gpu
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ browser:
 	  (apt-get install -y -q chromium >/dev/null || \
 	   (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null))) || \
 	  echo "Chromium is not installed and could not be: the browser test will be skipped"
+
+# The papers' scale of chapters 3-5 on a GPU: executes their notebooks (profile paper) and
+# writes their results and executed notebooks into _build/paper; the HTML is not rebuilt.
+paper-gpu: $(STAMP)
+	$(BIN)/python scripts/build_book.py --profile paper --device cuda --output _build/paper \
+	  --only em_reading manifold_formation content_routing
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -31,9 +31,12 @@ import pandas as pd
 
 from attention_dynamics.benchmarking import (
     diagnostics_benchmark,
+    mamba_scan_benchmark,
     sampler_benchmark,
     sticky_step_benchmark,
+    transformer_step_benchmark,
 )
+from attention_dynamics.models import TransformerConfig
 from attention_dynamics.results import (
     BUILD_START_VARIABLE,
     Results,
@@ -45,8 +48,14 @@ from attention_dynamics.runtime import resolve_device, select
 
 dev = resolve_device(device)
 res = Results("benchmarks", profile, dev, seed)
-settings = select(profile, quick=dict(repeats=5, diag_length=128, step_runs=10),
-                  paper=dict(repeats=9, diag_length=256, step_runs=10))
+settings = select(
+    profile,
+    quick=dict(repeats=5, diag_length=128, step_runs=10,
+               transformer=dict(n_layers=2, n_heads=4, d_model=64), transformer_batch=32,
+               scan_lengths=(16, 64, 256), scan_batch=32),
+    paper=dict(repeats=9, diag_length=256, step_runs=10,
+               transformer=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768),
+               transformer_batch=256, scan_lengths=(40, 128, 512), scan_batch=128))
 rows = {}
 
 # %% [markdown]
@@ -92,6 +101,46 @@ step = sticky_step_benchmark(runs=settings["step_runs"], repeats=settings["repea
 res.record("sticky_step_speedup_vs_autograd", step["speedup"], timing=True)
 rows["sticky-chain step, fused vs autograd"] = step["speedup"]
 pd.Series(step)
+
+# %% [markdown]
+# ## The wind-tunnel transformer's training step
+#
+# One AdamW step (forward, cross-entropy, backward, update) of chapter 4's transformer against
+# the same sizes built from `torch.nn.TransformerEncoder` (pre-norm, GELU, causal mask, tied
+# head; torch's layer brings LayerNorm and attention biases, so the parameter counts differ
+# slightly). The ratio is torch's time over ours (goal at least 1). With diagnostics off, our
+# heads run through torch's fused attention kernel; turning them on keeps every layer's record
+# (scores, weights) and computes $B$, $A$, $\partial L/\partial s$ and the value gradients of
+# every head from the same backward pass: that cost is the second ratio.
+
+# %%
+config = TransformerConfig(vocab_size=32, max_len=64, **settings["transformer"])
+block = transformer_step_benchmark(config, batch=settings["transformer_batch"],
+                                   repeats=settings["repeats"], seed=seed, device=dev)
+res.record("transformer_step_ratio_vs_torch_encoder", block["ratio_vs_torch_encoder"],
+           timing=True)
+res.record("transformer_diagnostics_cost", block["diagnostics_cost"], timing=True)
+rows["transformer step, torch encoder / ours"] = block["ratio_vs_torch_encoder"]
+rows["transformer step, diagnostics on / off"] = block["diagnostics_cost"]
+pd.Series(block)
+
+# %% [markdown]
+# ## Mamba's chunked scan against its sequential scan
+#
+# Forward and backward through the selective scan at lengths around those the book trains
+# on. The chunked scan takes about $2\sqrt{T}$ sequential steps instead of $T$ but does more
+# arithmetic and memory traffic per step; which one wins depends on the device. The models'
+# `scan="auto"` picks the sequential scan on a CPU and the chunked one elsewhere.
+
+# %%
+scan_rows = {}
+for length in settings["scan_lengths"]:
+    scan = mamba_scan_benchmark(length, batch=settings["scan_batch"], repeats=settings["repeats"],
+                                seed=seed, device=dev)
+    res.record(f"mamba_chunked_speedup_T{length}", scan["chunked_speedup"], timing=True)
+    rows[f"Mamba scan at T = {length}, sequential / chunked"] = scan["chunked_speedup"]
+    scan_rows[length] = scan
+pd.DataFrame(scan_rows).T.rename_axis("T")
 
 # %% [markdown]
 # ## Regenerating the book

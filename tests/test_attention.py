@@ -28,6 +28,22 @@ def test_future_inputs_do_not_change_past_outputs():
     assert torch.allclose(head(x).output[..., :5, :], head(changed).output[..., :5, :])
 
 
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_output_equals_the_recorded_one_with_its_gradients(causal):
+    gen = torch.Generator().manual_seed(3)
+    head = CausalSelfAttention(6, 4, 5, n_heads=3, causal=causal, generator=gen,
+                               dtype=torch.float64)
+    x = torch.randn(2, 7, 6, dtype=torch.float64, generator=gen, requires_grad=True)
+    target = torch.randn(2, 3, 7, 5, dtype=torch.float64, generator=gen)
+    grads = []
+    for output in (head(x).output, head.output_only(x)):
+        loss = (output * target).sum()
+        grads.append(torch.autograd.grad(loss, (x, *head.parameters())))
+        grads[-1] = (output.detach(), *grads[-1])
+    for recorded, fused in zip(*grads, strict=True):
+        torch.testing.assert_close(fused, recorded, rtol=0, atol=1e-12)
+
+
 def test_same_generator_seed_gives_same_head():
     a = CausalSelfAttention(4, 3, 2, generator=torch.Generator().manual_seed(5))
     b = CausalSelfAttention(4, 3, 2, generator=torch.Generator().manual_seed(5))

@@ -2,7 +2,14 @@
 
 import torch
 
-from attention_dynamics.benchmarking import _loop_sampler_and_filter, routing_diagnostics
+from attention_dynamics.benchmarking import (
+    TorchEncoderLM,
+    _diagnosed_transformer_loss,
+    _loop_sampler_and_filter,
+    mamba_scan_benchmark,
+    routing_diagnostics,
+)
+from attention_dynamics.models import Transformer, TransformerConfig
 from attention_dynamics.problems import sample_head_problem
 from attention_dynamics.tasks.sticky_chain import (
     bayes_log_predictive,
@@ -37,3 +44,39 @@ def test_loop_baseline_computes_the_same_predictive():
         inputs = means.numpy()[symbols[:-1]] + rng.standard_normal((29, 20))
         ours = bayes_log_predictive(torch.from_numpy(inputs), transition, means, 1.0).exp()
         assert np.allclose(ours.numpy(), predictive[n], atol=1e-10)
+
+
+def test_torch_encoder_baseline_is_a_causal_model_of_the_same_size():
+    config = TransformerConfig(vocab_size=7, max_len=6, n_layers=2, n_heads=2, d_model=8)
+    torch.manual_seed(0)
+    baseline = TorchEncoderLM(config)
+    ours = Transformer(config, torch.Generator().manual_seed(0))
+    tokens = torch.randint(7, (2, 6), generator=torch.Generator().manual_seed(1))
+    logits = baseline(tokens)
+    assert logits.shape == (2, 6, 7)
+    changed = tokens.clone()
+    changed[:, 4:] = (changed[:, 4:] + 1) % 7
+    torch.testing.assert_close(baseline(changed)[:, :4], logits[:, :4])
+    assert not torch.allclose(baseline(changed)[:, 4:], logits[:, 4:])
+    counts = [sum(p.numel() for p in m.parameters()) for m in (baseline, ours)]
+    assert abs(counts[0] - counts[1]) / counts[1] < 0.1  # torch adds attention and norm biases
+
+
+def test_diagnosed_transformer_step_reads_the_score_gradients_of_every_layer():
+    config = TransformerConfig(vocab_size=7, max_len=6, n_layers=2, n_heads=2, d_model=8)
+    model = Transformer(config, torch.Generator().manual_seed(0)).double()
+    tokens = torch.randint(7, (3, 6), generator=torch.Generator().manual_seed(2))
+    loss, records = _diagnosed_transformer_loss(model, tokens, tokens.roll(-1, dims=1))
+    scores = [record.scores for record in records]
+    for s in scores:
+        s.retain_grad()
+    loss.backward()
+    for record, s in zip(records, scores, strict=True):
+        diag = routing_diagnostics(record, record.upstream)
+        torch.testing.assert_close(diag["score_grad"], s.grad.masked_fill(~record.mask, 0),
+                                   rtol=0, atol=1e-12)
+
+
+def test_both_mamba_scans_are_timed_on_the_same_problem():
+    timing = mamba_scan_benchmark(9, batch=2, d_inner=4, d_state=3, repeats=1)
+    assert timing["chunked_speedup"] == timing["sequential_s"] / timing["chunked_s"] > 0

@@ -160,3 +160,24 @@ class CausalSelfAttention(nn.Module):
         return attention_forward(x.unsqueeze(-3), self.w_q, self.w_k, self.w_v,
                                  mask="causal" if self.causal else None,
                                  retain_upstream=retain_upstream)
+
+    def output_only(self, x: torch.Tensor) -> torch.Tensor:
+        """The heads' outputs ``(B, H, T, d_v)`` for ``x`` ``(B, T, d_in)``, without a record.
+
+        The same function as :meth:`forward` (equal up to floating-point rounding) through
+        torch's fused ``scaled_dot_product_attention``, which never stores the ``(T, T)``
+        weights: the path for training when no diagnostic is read.
+        """
+        check_float_tensor("x", x, min_dim=3, max_dim=3)
+        heads, d_in, d_k = self.w_q.shape
+        d_v = self.w_v.shape[-1]
+        # one (d_in, H (2 d_k + d_v)) matmul instead of B H small ones
+        stacked = torch.cat([w.transpose(0, 1).reshape(d_in, -1)
+                             for w in (self.w_q, self.w_k, self.w_v)], dim=1)
+        q, k, v = (x @ stacked).split([heads * d_k, heads * d_k, heads * d_v], dim=-1)
+
+        def per_head(t: torch.Tensor) -> torch.Tensor:  # (B, T, H d) -> (B, H, T, d)
+            return t.unflatten(-1, (heads, -1)).transpose(1, 2)
+
+        return nn.functional.scaled_dot_product_attention(per_head(q), per_head(k), per_head(v),
+                                                          is_causal=self.causal)

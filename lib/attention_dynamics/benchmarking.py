@@ -9,9 +9,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from .attention import attention_forward
 from .gradients import advantage, compatibility, value_gradient
+from .models.mamba import selective_scan_chunked, selective_scan_sequential
+from .models.transformer import Transformer, TransformerConfig
 from .problems import HeadProblem, sample_head_problem
 from .sticky_model import init_params, loss_and_grads
 from .tasks.sticky_chain import (
@@ -143,3 +146,109 @@ def sticky_step_benchmark(length: int = 2000, runs: int = 10, repeats: int = 3,
     t_fused = median_seconds(lambda: loss_and_grads(params, x, y), repeats=repeats)
     t_auto = median_seconds(autograd_step, repeats=repeats)
     return {"fused_s": t_fused, "autograd_s": t_auto, "speedup": t_auto / t_fused}
+
+
+class TorchEncoderLM(nn.Module):
+    """The baseline of :func:`transformer_step_benchmark`: the sizes of a ``TransformerConfig``
+    built from ``torch.nn.TransformerEncoder`` (pre-norm layers, GELU, no dropout, a causal
+    mask, learned positions and a head tied to the embedding); tokens ``(B, T)`` -> logits.
+
+    It differs from :class:`~attention_dynamics.models.transformer.Transformer` in what torch's
+    layer fixes: LayerNorm instead of RMSNorm and biases in the attention projections.
+    """
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.embed = nn.Embedding(config.vocab_size, config.d_model)
+        self.positions = nn.Embedding(config.max_len, config.d_model)
+        layer = nn.TransformerEncoderLayer(config.d_model, config.n_heads, config.d_ff, dropout=0.0,
+                                           activation="gelu", batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, config.n_layers, enable_nested_tensor=False)
+        self.norm_final = nn.LayerNorm(config.d_model)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        length = tokens.shape[1]
+        h = self.embed(tokens) + self.positions(torch.arange(length, device=tokens.device))
+        mask = nn.Transformer.generate_square_subsequent_mask(length, device=tokens.device)
+        h = self.encoder(h, mask=mask, is_causal=True)
+        return self.norm_final(h) @ self.embed.weight.T
+
+
+def _diagnosed_transformer_loss(model: Transformer, tokens: torch.Tensor, targets: torch.Tensor
+                                ) -> tuple[torch.Tensor, list]:
+    """The training loss with every layer's record kept and its upstream gradient retained."""
+    logits, record = model(tokens, return_record=True)
+    for layer in record.attention:
+        layer.output.retain_grad()
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten()), record.attention
+
+
+def transformer_step_benchmark(config: TransformerConfig, batch: int = 32, repeats: int = 5,
+                               seed: int = 0, device=None) -> dict[str, float]:
+    """One AdamW training step of the book's transformer against a ``TorchEncoderLM``.
+
+    Both take the same random tokens ``(batch, config.max_len)`` and next-token targets. The
+    diagnosed step of the book's model also keeps every layer's record and computes
+    :func:`routing_diagnostics` (``B``, ``A``, ``dL/ds``, ``dL/dv``) for every layer and head
+    from the upstream gradients of the same backward pass.
+
+    Returns median seconds per step and ``ratio_vs_torch_encoder`` (torch's time / ours, above 1
+    when ours is faster), ``diagnostics_cost`` (diagnosed / plain step of ours) and both models'
+    parameter counts.
+    """
+    device = torch.device(device or "cpu")
+    generator = torch.Generator().manual_seed(seed)
+    ours = Transformer(config, generator).to(device)
+    torch.manual_seed(seed)
+    theirs = TorchEncoderLM(config).to(device)
+    tokens = torch.randint(config.vocab_size, (batch, config.max_len), generator=generator)
+    tokens, targets = tokens.to(device), tokens.roll(-1, dims=1).to(device)
+    optimizers = {id(m): torch.optim.AdamW(m.parameters(), lr=3e-4) for m in (ours, theirs)}
+
+    def step(model: nn.Module, diagnose: bool = False) -> None:
+        optimizer = optimizers[id(model)]
+        optimizer.zero_grad(set_to_none=True)
+        if diagnose:
+            loss, records = _diagnosed_transformer_loss(model, tokens, targets)
+            loss.backward()
+            for record in records:
+                routing_diagnostics(record, record.upstream)
+        else:
+            loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
+            loss.backward()
+        optimizer.step()
+
+    t_ours = median_seconds(lambda: step(ours), repeats=repeats)
+    t_diag = median_seconds(lambda: step(ours, diagnose=True), repeats=repeats)
+    t_torch = median_seconds(lambda: step(theirs), repeats=repeats)
+    return {"ours_s": t_ours, "ours_diagnosed_s": t_diag, "torch_encoder_s": t_torch,
+            "ratio_vs_torch_encoder": t_torch / t_ours, "diagnostics_cost": t_diag / t_ours,
+            "parameters_ours": sum(p.numel() for p in ours.parameters()),
+            "parameters_torch_encoder": sum(p.numel() for p in theirs.parameters())}
+
+
+def mamba_scan_benchmark(length: int, batch: int = 32, d_inner: int = 128, d_state: int = 16,
+                         repeats: int = 5, seed: int = 0, device=None) -> dict[str, float]:
+    """The chunked selective scan against the sequential one, forward and backward.
+
+    Random inputs of the shapes the book's Mamba uses (``(batch, length, d_inner)``, state
+    ``d_state``, ``A < 0``); the chunk size is the default ``round(sqrt(T))``. Returns median
+    seconds of each and ``chunked_speedup`` (sequential / chunked, above 1 when chunked wins).
+    """
+    device = torch.device(device or "cpu")
+    generator = torch.Generator().manual_seed(seed)
+
+    def draw(*shape):
+        return torch.randn(*shape, generator=generator).to(device)
+
+    x = draw(batch, length, d_inner).requires_grad_()
+    delta = F.softplus(draw(batch, length, d_inner) - 2).requires_grad_()
+    A = (-torch.rand(d_inner, d_state, generator=generator) - 0.5).to(device).requires_grad_()
+    B, C = draw(batch, length, d_state).requires_grad_(), draw(batch, length, d_state).requires_grad_()
+
+    def run(scan) -> None:
+        scan(x, delta, A, B, C).square().mean().backward()
+
+    t_seq = median_seconds(lambda: run(selective_scan_sequential), repeats=repeats)
+    t_chunk = median_seconds(lambda: run(selective_scan_chunked), repeats=repeats)
+    return {"sequential_s": t_seq, "chunked_s": t_chunk, "chunked_speedup": t_seq / t_chunk}

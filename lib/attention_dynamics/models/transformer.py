@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from ..attention import AttentionRecord, CausalSelfAttention
+from ..validation import check_positive_int_fields
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,7 @@ class TransformerConfig:
     def __post_init__(self):
         if self.d_ff is None:
             object.__setattr__(self, "d_ff", 4 * self.d_model)
-        for name in ("vocab_size", "max_len", "n_layers", "n_heads", "d_model", "d_ff"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive int; got {value!r}")
+        check_positive_int_fields(self, ("vocab_size", "max_len", "n_layers", "n_heads", "d_model", "d_ff"))
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) must be a multiple of n_heads "
                              f"({self.n_heads})")
@@ -111,10 +109,12 @@ class _Block(nn.Module):
             if linear.bias is not None:
                 nn.init.zeros_(linear.bias)
 
-    def forward(self, h: torch.Tensor, head_mask: torch.Tensor) -> tuple[torch.Tensor,
-                                                                      AttentionRecord]:
-        record = self.attn(self.norm_attn(h))
-        heads = record.output * head_mask[:, None, None]  # (B, H, T, d_head)
+    def forward(self, h: torch.Tensor, head_mask: torch.Tensor, keep_record: bool
+                ) -> tuple[torch.Tensor, AttentionRecord | None]:
+        x = self.norm_attn(h)
+        record = self.attn(x) if keep_record else None
+        heads = record.output if keep_record else self.attn.output_only(x)  # (B, H, T, d_head)
+        heads = heads * head_mask[:, None, None]
         h = h + self.w_o(heads.transpose(1, 2).flatten(2))
         h = h + self.mlp_out(nn.functional.gelu(self.mlp_in(self.norm_mlp(h))))
         return h, record
@@ -154,7 +154,8 @@ class Transformer(nn.Module):
                 ) -> torch.Tensor | tuple[torch.Tensor, TransformerRecord]:
         """Logits ``(B, T, vocab)`` for ``tokens`` ``(B, T)`` int64 with ``T <= max_len``.
 
-        With ``return_record=True``, also the :class:`TransformerRecord` of the pass.
+        With ``return_record=True``, also the :class:`TransformerRecord` of the pass. Without
+        it, attention runs through torch's fused kernel and no ``(T, T)`` weights are stored.
         """
         if not isinstance(tokens, torch.Tensor) or tokens.dtype != torch.int64 or tokens.ndim != 2:
             raise ValueError(f"tokens must be a (B, T) int64 tensor; got "
@@ -170,7 +171,7 @@ class Transformer(nn.Module):
             if self.bypass[index]:
                 records.append(None)
             else:
-                h, record = block(h, self.head_mask[index])
+                h, record = block(h, self.head_mask[index], return_record)
                 records.append(record)
             residual.append(h)
         final = self.norm_final(h)
