@@ -2,7 +2,7 @@
 
 import pytest
 
-from attention_dynamics.verdicts import Bound, Claim, Quantity
+from attention_dynamics.verdicts import Bound, Claim, Compared, Quantity
 
 
 def test_bound_rule():
@@ -31,3 +31,17 @@ def test_a_claim_needs_its_result():
         claim.row({})
     with pytest.raises(KeyError, match="did not record"):
         claim.row({"score_gradient": {"metrics": {}, "profile": "quick", "device": "cpu"}})
+
+
+def test_compared_rule_reads_the_other_metric_of_the_same_notebook():
+    claim = Claim("EM-like ends lower", "Paper II", "lower", "em", "em_loss", Compared("sgd_loss"))
+    results = {"em": {"metrics": {"em_loss": 1.9, "sgd_loss": 2.0}, "profile": "quick",
+                      "device": "cpu"}}
+    row = claim.row(results)
+    assert row["verdict"] == "reproduced" and row["rule"] == "≤ sgd_loss"
+    results["em"]["metrics"]["em_loss"] = 2.1
+    assert claim.row(results)["verdict"] == "not reproduced"
+    assert Compared("base", at_most=False, factor=2).judge(4.0, {"base": 2.0}) == "reproduced"
+    assert Compared("base", at_most=False, factor=2).judge(3.9, {"base": 2.0}) == "not reproduced"
+    with pytest.raises(KeyError, match="base"):
+        Compared("base").judge(1.0, {})

@@ -11,6 +11,10 @@ rules:
   within ``rel_tol`` of the paper's (relative), *partly* when it is on the same side of
   ``direction`` as the paper's value (the effect exists, its size differs), *not reproduced*
   when it is not.
+- :class:`Compared` — a claim that one measured number beats another of the same notebook
+  ("EM-like ends with lower entropy than SGD", "keys are more orthogonal than at
+  initialisation"): *reproduced* when the value is on the stated side of ``factor`` times the
+  other metric, *not reproduced* otherwise.
 """
 
 from __future__ import annotations
@@ -63,6 +67,27 @@ class Quantity:
 
 
 @dataclass(frozen=True)
+class Compared:
+    """Reproduced when ``value <= factor * metrics[against]`` (``at_most``) or ``>=`` (not)."""
+
+    against: str
+    at_most: bool = True
+    factor: float = 1.0
+
+    def judge(self, value: float, metrics: dict[str, float]) -> str:
+        if self.against not in metrics:
+            raise KeyError(f"the rule compares with metric {self.against!r}, which was not "
+                           "recorded")
+        bound = self.factor * metrics[self.against]
+        holds = value <= bound if self.at_most else value >= bound
+        return VERDICTS[0] if holds else VERDICTS[2]
+
+    def describe(self) -> str:
+        factor = "" if self.factor == 1 else f"{self.factor:g} × "
+        return f"{'≤' if self.at_most else '≥'} {factor}{self.against}"
+
+
+@dataclass(frozen=True)
 class Claim:
     """One tested claim: its text, source, the paper's number, and how ours is judged."""
 
@@ -71,7 +96,7 @@ class Claim:
     paper: str
     notebook: str
     metric: str
-    rule: Bound | Quantity
+    rule: Bound | Quantity | Compared
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
@@ -94,7 +119,8 @@ class Claim:
             "paper": self.paper,
             "ours": value,
             "rule": self.rule.describe(),
-            "verdict": self.rule.judge(value),
+            "verdict": (self.rule.judge(value, content["metrics"])
+                        if isinstance(self.rule, Compared) else self.rule.judge(value)),
             "profile": content["profile"],
             "device": content["device"],
         }
