@@ -147,7 +147,9 @@ pd.DataFrame(scan_rows).T.rename_axis("T")
 #
 # The wall time of every notebook executed before this one in this build, and the time since
 # the build started (the HTML build that follows the notebooks is not included; the build
-# script prints the total).
+# script prints the total). The chapters' notebooks run side by side, one per CPU, so their
+# times add up to more than the time that passed; this notebook runs after them, alone, so
+# that its own timings above are not shared with another notebook.
 
 # %%
 earlier = book_notebooks(book_root() / "_toc.yml")

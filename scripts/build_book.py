@@ -4,10 +4,14 @@ Usage (from the repository root; ``make book`` calls it)::
 
     python scripts/build_book.py [--profile quick|paper] [--device auto|cpu|cuda]
                                  [--output _build] [--only NAME ...] [--timeout SECONDS]
+                                 [--jobs N]
 
 Everything happens in a staging folder (``<output>/.stage``): the book sources are copied
-there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed in toc
-order, and jupyter-book renders the staged tree with warnings as errors. Only when every step
+there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed, and
+jupyter-book renders the staged tree with warnings as errors. The notebooks of the toc's first
+part (the chapters, independent of each other) run side by side, ``--jobs`` at a time (one per
+CPU by default; each chapter notebook uses one thread); the notebooks of the later parts read
+the chapters' results and run after them, one at a time, in toc order. Only when every step
 succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
 replacing the previous build; a failure leaves the last good book in place and names the
 notebook and cell that failed.
@@ -16,6 +20,7 @@ notebook and cell that failed.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -29,7 +34,7 @@ from attention_dynamics.results import (
     BUILD_ID_VARIABLE,
     BUILD_START_VARIABLE,
     RESULTS_DIR_VARIABLE,
-    book_notebooks,
+    book_notebook_parts,
 )
 from attention_dynamics.runtime import DEVICES, PROFILES
 
@@ -50,7 +55,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="execute only these notebooks (the book build is skipped)")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per cell")
+    parser.add_argument("--jobs", type=positive_int, default=available_cpus(),
+                        help="chapter notebooks executed side by side (default: one per CPU)")
     return parser.parse_args(argv)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an int of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive int; got {text!r}")
+    return value
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def stage_sources(stage: Path) -> Path:
@@ -92,6 +117,34 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
                          f"(execution count {err.exec_count}): {err.ename}: {err.evalue}\n"
                          f"the partly executed notebook is {target}") from err
     return time.perf_counter() - start
+
+
+def execute_and_report(name: str, src: Path, args: argparse.Namespace) -> None:
+    """:func:`execute_notebook`, with a line before and after on standard output."""
+    print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device})",
+          flush=True)
+    seconds = execute_notebook(name, src, args)
+    print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
+
+
+def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int) -> None:
+    """Execute ``names``, ``jobs`` at a time in worker processes; stop at the first failure.
+
+    A failure raises its :class:`BuildError` here as soon as it happens; leaving the pool
+    terminates the notebooks still running.
+    """
+    if jobs == 1 or len(names) < 2:
+        for name in names:
+            execute_and_report(name, src, args)
+        return
+    with multiprocessing.Pool(min(jobs, len(names))) as pool:
+        pending = {name: pool.apply_async(execute_and_report, (name, src, args)) for name in names}
+        while pending:
+            finished = [name for name, result in pending.items() if result.ready()]
+            for name in finished:
+                pending.pop(name).get()  # re-raises the notebook's error
+            if not finished:
+                time.sleep(0.2)
 
 
 def render_html(src: Path, stage: Path) -> Path:
@@ -140,18 +193,16 @@ def build(argv: list[str] | None = None) -> None:
     os.environ[BUILD_START_VARIABLE] = str(time.time())
     os.environ[FIGURES_DIR_VARIABLE] = str(src / "book" / "figures")
 
-    names = book_notebooks(ROOT / "_toc.yml")
+    parts = book_notebook_parts(ROOT / "_toc.yml")
     if args.only:
+        names = [name for part in parts for name in part]
         unknown = sorted(set(args.only) - set(names))
         if unknown:
             raise BuildError(f"--only names notebooks not in _toc.yml: {unknown}; "
                              f"allowed: {names}")
-        names = [n for n in names if n in args.only]
-    for name in names:
-        print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device})",
-              flush=True)
-        seconds = execute_notebook(name, src, args)
-        print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
+        parts = [[name for name in part if name in args.only] for part in parts]
+    for index, part in enumerate(parts):
+        execute_all(part, src, args, jobs=args.jobs if index == 0 else 1)
 
     built = {"results": results, "notebooks": src / "notebooks", "figures": src / "book" / "figures"}
     if not args.only:

@@ -167,20 +167,33 @@ def load_build_results(expected: list[str], directory: str | Path | None = None)
     return {name: found[name] for name in expected}
 
 
+def _notebooks_below(node, found: list[str]) -> list[str]:
+    """Append the ``notebooks/<name>`` entries below a node of ``_toc.yml`` to ``found``."""
+    if isinstance(node, dict):
+        entry = node.get("file")
+        if isinstance(entry, str) and entry.startswith("notebooks/"):
+            found.append(entry.removeprefix("notebooks/").removesuffix(".ipynb"))
+        for value in node.values():
+            _notebooks_below(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _notebooks_below(item, found)
+    return found
+
+
 def book_notebooks(toc_path: str | Path) -> list[str]:
     """The notebooks of the book, in reading order: ``notebooks/<name>`` entries of ``_toc.yml``."""
-    found: list[str] = []
+    return _notebooks_below(yaml.safe_load(Path(toc_path).read_text()), [])
 
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            entry = node.get("file")
-            if isinstance(entry, str) and entry.startswith("notebooks/"):
-                found.append(entry.removeprefix("notebooks/").removesuffix(".ipynb"))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
 
-    walk(yaml.safe_load(Path(toc_path).read_text()))
-    return found
+def book_notebook_parts(toc_path: str | Path) -> list[list[str]]:
+    """The notebooks of each part of ``_toc.yml`` (one list for a toc without parts).
+
+    The build runs the first part's notebooks (the chapters, which are independent) side by
+    side, then the later parts' (which read the chapters' results) one at a time.
+    """
+    toc = yaml.safe_load(Path(toc_path).read_text())
+    parts = toc.get("parts") if isinstance(toc, dict) else None
+    if not parts:
+        return [book_notebooks(toc_path)]
+    return [names for part in parts if (names := _notebooks_below(part, []))]
