@@ -168,7 +168,7 @@ def publish(built: dict[str, Path], output: Path, merge: bool) -> None:
     for name, folder in built.items():
         if merge:
             (output / name).mkdir(parents=True, exist_ok=True)
-            for path in folder.iterdir():
+            for path in folder.iterdir() if folder.exists() else ():
                 shutil.copy2(path, output / name / path.name)
             continue
         destination = output / name

@@ -16,6 +16,7 @@ from attention_dynamics.tasks.sticky_chain import (
     symbol_means,
     transition_matrix,
 )
+from attention_dynamics.timing import interleaved_median_seconds
 
 
 def test_routing_diagnostics_match_autograd():
@@ -80,3 +81,11 @@ def test_diagnosed_transformer_step_reads_the_score_gradients_of_every_layer():
 def test_both_mamba_scans_are_timed_on_the_same_problem():
     timing = mamba_scan_benchmark(9, batch=2, d_inner=4, d_state=3, repeats=1)
     assert timing["chunked_speedup"] == timing["sequential_s"] / timing["chunked_s"] > 0
+
+
+def test_interleaved_timing_calls_each_function_in_turns():
+    calls = []
+    timed = interleaved_median_seconds({"a": lambda: calls.append("a"),
+                                        "b": lambda: calls.append("b")}, repeats=3, warmup=1)
+    assert calls == ["a", "b"] * 4 and set(timed) == {"a", "b"}
+    assert all(seconds >= 0 for seconds in timed.values())

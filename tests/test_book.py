@@ -152,6 +152,7 @@ def test_benchmarks_record_their_ratios(results):
     benchmarks = results["benchmarks"]
     for name in ("diagnostics_overhead_ratio", "diagnostics_speedup_vs_per_score_autograd",
                  "sampler_speedup_vs_loop", "sticky_step_speedup_vs_autograd",
-                 "quick_book_wall_time_s"):
+                 "transformer_step_ratio_vs_torch_encoder", "transformer_diagnostics_cost",
+                 "mamba_chunked_speedup_T64", "quick_book_wall_time_s"):
         assert name in benchmarks["timing_metrics"], name
         assert benchmarks["metrics"][name] > 0

@@ -91,7 +91,8 @@ def build_model(config, generator: torch.Generator) -> nn.Module:
 
 
 def architecture_of(config) -> str:
-    """The registry name of a config, e.g. ``"mamba"`` for a :class:`MambaConfig`."""
+    """The registry name of a config, e.g. ``"mamba"`` for a
+    :class:`~attention_dynamics.models.mamba.MambaConfig`."""
     for name, cls in _CONFIGS.items():
         if isinstance(config, cls):
             return name

@@ -23,7 +23,7 @@ from .tasks.sticky_chain import (
     symbol_means,
     transition_matrix,
 )
-from .timing import median_seconds
+from .timing import interleaved_median_seconds, median_seconds
 
 
 def routing_diagnostics(record, upstream: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -75,8 +75,8 @@ def diagnostics_benchmark(length: int = 128, batch: int = 8, heads: int = 4, wid
         record, _ = problem.forward_backward()
         routing_diagnostics(record, record.upstream)
 
-    t_plain = median_seconds(plain, repeats=repeats)
-    t_diag = median_seconds(diagnosed, repeats=repeats)
+    timed = interleaved_median_seconds({"plain": plain, "diagnosed": diagnosed}, repeats=repeats)
+    t_plain, t_diag = timed["plain"], timed["diagnosed"]
     t_pairs = median_seconds(lambda: _per_pair_autograd(problem), repeats=1, warmup=0)
     return {"plain_step_s": t_plain, "diagnosed_step_s": t_diag, "per_pair_autograd_s": t_pairs,
             "pairs": length * (length + 1) / 2, "overhead_ratio": t_diag / t_plain,
@@ -143,8 +143,9 @@ def sticky_step_benchmark(length: int = 2000, runs: int = 10, repeats: int = 3,
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none")
         loss.view(runs, -1).mean(dim=1).sum().backward()
 
-    t_fused = median_seconds(lambda: loss_and_grads(params, x, y), repeats=repeats)
-    t_auto = median_seconds(autograd_step, repeats=repeats)
+    timed = interleaved_median_seconds({"fused": lambda: loss_and_grads(params, x, y),
+                                        "autograd": autograd_step}, repeats=repeats)
+    t_fused, t_auto = timed["fused"], timed["autograd"]
     return {"fused_s": t_fused, "autograd_s": t_auto, "speedup": t_auto / t_fused}
 
 
@@ -167,6 +168,7 @@ class TorchEncoderLM(nn.Module):
         self.norm_final = nn.LayerNorm(config.d_model)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits ``(B, T, vocab)`` for ``tokens`` ``(B, T)`` int64."""
         length = tokens.shape[1]
         h = self.embed(tokens) + self.positions(torch.arange(length, device=tokens.device))
         mask = nn.Transformer.generate_square_subsequent_mask(length, device=tokens.device)
@@ -218,9 +220,10 @@ def transformer_step_benchmark(config: TransformerConfig, batch: int = 32, repea
             loss.backward()
         optimizer.step()
 
-    t_ours = median_seconds(lambda: step(ours), repeats=repeats)
-    t_diag = median_seconds(lambda: step(ours, diagnose=True), repeats=repeats)
-    t_torch = median_seconds(lambda: step(theirs), repeats=repeats)
+    timed = interleaved_median_seconds({"ours": lambda: step(ours),
+                                        "diagnosed": lambda: step(ours, diagnose=True),
+                                        "torch": lambda: step(theirs)}, repeats=repeats)
+    t_ours, t_diag, t_torch = timed["ours"], timed["diagnosed"], timed["torch"]
     return {"ours_s": t_ours, "ours_diagnosed_s": t_diag, "torch_encoder_s": t_torch,
             "ratio_vs_torch_encoder": t_torch / t_ours, "diagnostics_cost": t_diag / t_ours,
             "parameters_ours": sum(p.numel() for p in ours.parameters()),
@@ -249,6 +252,8 @@ def mamba_scan_benchmark(length: int, batch: int = 32, d_inner: int = 128, d_sta
     def run(scan) -> None:
         scan(x, delta, A, B, C).square().mean().backward()
 
-    t_seq = median_seconds(lambda: run(selective_scan_sequential), repeats=repeats)
-    t_chunk = median_seconds(lambda: run(selective_scan_chunked), repeats=repeats)
+    timed = interleaved_median_seconds({"sequential": lambda: run(selective_scan_sequential),
+                                        "chunked": lambda: run(selective_scan_chunked)},
+                                       repeats=repeats)
+    t_seq, t_chunk = timed["sequential"], timed["chunked"]
     return {"sequential_s": t_seq, "chunked_s": t_chunk, "chunked_speedup": t_seq / t_chunk}

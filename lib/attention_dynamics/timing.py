@@ -24,3 +24,27 @@ def median_seconds(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) 
         sync()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def interleaved_median_seconds(fns: dict[str, Callable[[], object]], repeats: int = 5,
+                               warmup: int = 1) -> dict[str, float]:
+    """Median wall time of each of ``fns`` in seconds, timed in turns.
+
+    Each round calls every function once, in order, so that a change in the machine's load
+    during the measurement falls on all of them alike and cancels in their ratios.
+    """
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats must be >= 1 and warmup >= 0; got {repeats}, {warmup}")
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            sync()
+            start = time.perf_counter()
+            fn()
+            sync()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
