@@ -131,20 +131,31 @@ def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int
     """Execute ``names``, ``jobs`` at a time in worker processes; stop at the first failure.
 
     A failure raises its :class:`BuildError` here as soon as it happens; leaving the pool
-    terminates the notebooks still running.
+    terminates the notebooks still running. Side by side, each kernel gets an equal share of
+    the CPUs as its thread count (``OMP_NUM_THREADS``, unless that is set already).
     """
     if jobs == 1 or len(names) < 2:
         for name in names:
             execute_and_report(name, src, args)
         return
-    with multiprocessing.Pool(min(jobs, len(names))) as pool:
-        pending = {name: pool.apply_async(execute_and_report, (name, src, args)) for name in names}
-        while pending:
-            finished = [name for name, result in pending.items() if result.ready()]
-            for name in finished:
-                pending.pop(name).get()  # re-raises the notebook's error
-            if not finished:
-                time.sleep(0.2)
+    workers = min(jobs, len(names))
+    # the kernels share the CPUs: without a cap, each would start one thread per CPU
+    threads_set = "OMP_NUM_THREADS" not in os.environ
+    if threads_set:
+        os.environ["OMP_NUM_THREADS"] = str(max(1, available_cpus() // workers))
+    try:
+        with multiprocessing.Pool(workers) as pool:
+            pending = {name: pool.apply_async(execute_and_report, (name, src, args))
+                       for name in names}
+            while pending:
+                finished = [name for name, result in pending.items() if result.ready()]
+                for name in finished:
+                    pending.pop(name).get()  # re-raises the notebook's error
+                if not finished:
+                    time.sleep(0.2)
+    finally:
+        if threads_set:
+            del os.environ["OMP_NUM_THREADS"]
 
 
 def render_html(src: Path, stage: Path) -> Path:
