@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from attention_dynamics.results import Results, load_results
-from attention_dynamics.runtime import resolve_device, seed_everything, select
+from attention_dynamics.runtime import evaluation_mode, resolve_device, seed_everything, select
 
 
 def test_unknown_profile_and_device_name_the_allowed_values():
@@ -61,3 +61,21 @@ def test_build_results_refuse_missing_and_stale_files(tmp_path, monkeypatch):
     assert set(load_build_results(["second"], tmp_path)) == {"second"}
     with pytest.raises(RuntimeError, match=r"missing for \['third'\] and stale .* for \['first'\]"):
         load_build_results(["first", "second", "third"], tmp_path)
+
+
+def test_evaluation_mode_restores_training_even_after_an_error():
+    model = torch.nn.Dropout(0.5)
+    with evaluation_mode(model):
+        assert not model.training
+    assert model.training
+    with pytest.raises(RuntimeError, match="inside"), evaluation_mode(model):
+        assert not model.training
+        raise RuntimeError("inside")
+    assert model.training
+    model.eval()
+    with evaluation_mode(model):
+        pass
+    assert not model.training  # a model in eval mode stays there
+    function = len
+    with evaluation_mode(function) as same:
+        assert same is function

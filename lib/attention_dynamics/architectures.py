@@ -34,13 +34,14 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from .attention import causal_mask
 from .metrics import EntropyReport, TaskBatch, evaluate
 from .models.lstm import LSTM, LSTMConfig
 from .models.mamba import Mamba, MambaConfig, mamba_implicit_attention
 from .models.mlp import MLP, MLPConfig
 from .models.sizing import SizeMatch, count_parameters, match_parameters
 from .models.transformer import Transformer, TransformerConfig
-from .runtime import check_choice
+from .runtime import check_choice, evaluation_mode
 from .sequence_training import (
     SequenceTrainingConfig,
     SequenceTrainingHistory,
@@ -337,10 +338,8 @@ def input_attributions(model: nn.Module, task: AssociativeRecallTask, batch) -> 
         raise ValueError("model must have an nn.Embedding named embed")
     captured = []
     handle = model.embed.register_forward_hook(lambda _m, _i, out: captured.append(out))
-    was_training = model.training
-    model.eval()
     try:
-        with torch.enable_grad():
+        with evaluation_mode(model), torch.enable_grad():
             logits = model(batch.tokens)
             embedded = captured[-1]
             positions = task.query_positions.to(logits.device)
@@ -352,7 +351,6 @@ def input_attributions(model: nn.Module, task: AssociativeRecallTask, batch) -> 
                 norms.append(grad.norm(dim=-1))                                       # (B, T)
     finally:
         handle.remove()
-        model.train(was_training)
     return torch.stack(norms, dim=1)
 
 
@@ -445,7 +443,7 @@ def scan_routing_gradients(x: torch.Tensor, delta: torch.Tensor, A: torch.Tensor
         raise ValueError(f"x must have delta's shape {tuple(delta.shape)}; got {tuple(x.shape)}")
     M = mamba_implicit_attention(delta, A, B, C)       # checks delta, A, B, C
     length = x.shape[1]
-    causal = torch.ones(length, length, dtype=torch.bool, device=x.device).tril()
+    causal = causal_mask(length, x.device)
     after = causal.tril(-1)                            # [r, s] = True for r > s
     compat = (grad_y.transpose(1, 2)[..., :, None] * x.transpose(1, 2)[..., None, :]) * causal
     delta_t = delta.transpose(1, 2)                    # (batch, d_inner, T)
@@ -480,15 +478,10 @@ def mamba_routing_gradients(model: Mamba, batch: TaskBatch, loss: str = "sampled
     """
     if not isinstance(model, Mamba):
         raise ValueError(f"model must be a Mamba; got {type(model).__name__}")
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.enable_grad():
-            logits, record = model(batch.tokens, return_record=True)
-            outputs = [layer.scan_output for layer in record.layers]
-            grads = torch.autograd.grad(sequence_loss(logits, batch, loss), outputs)
-    finally:
-        model.train(was_training)
+    with evaluation_mode(model), torch.enable_grad():
+        logits, record = model(batch.tokens, return_record=True)
+        outputs = [layer.scan_output for layer in record.layers]
+        grads = torch.autograd.grad(sequence_loss(logits, batch, loss), outputs)
     result = []
     for layer, grad_y in zip(record.layers, grads, strict=True):
         # y = M u + D u, so the upstream gradient of the mixing part M u is dL/dy itself
@@ -508,15 +501,10 @@ def transformer_score_gradients(model: Transformer, batch: TaskBatch, loss: str 
     """
     if not isinstance(model, Transformer):
         raise ValueError(f"model must be a Transformer; got {type(model).__name__}")
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.enable_grad():
-            logits, record = model(batch.tokens, return_record=True)
-            scores = [layer.scores for layer in record.attention]
-            grads = torch.autograd.grad(sequence_loss(logits, batch, loss), scores)
-    finally:
-        model.train(was_training)
+    with evaluation_mode(model), torch.enable_grad():
+        logits, record = model(batch.tokens, return_record=True)
+        scores = [layer.scores for layer in record.attention]
+        grads = torch.autograd.grad(sequence_loss(logits, batch, loss), scores)
     return list(grads)
 
 

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .runtime import evaluation_mode
 from .validation import check_float_tensor, check_positive_int_fields
 
 
@@ -151,10 +152,8 @@ class DeepMetrics:
 def evaluate_deep(model: nn.Module, x: torch.Tensor, targets: torch.Tensor) -> DeepMetrics:
     """Score ``model`` in evaluation mode (no dropout) on inputs ``(B, N, d_x)`` and ``(B, N)``
     int64 targets; the model's training mode is restored afterwards."""
-    was_training = model.training
-    model.eval()
-    log_probs = model(x).log_softmax(dim=-1)
-    model.train(was_training)
+    with evaluation_mode(model):
+        log_probs = model(x).log_softmax(dim=-1)
     loss = F.nll_loss(log_probs.flatten(0, 1), targets.flatten())
     entropy = -(log_probs.exp() * log_probs).sum(-1).mean()
     accuracy = (log_probs.argmax(-1) == targets).double().mean()

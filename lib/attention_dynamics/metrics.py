@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .runtime import evaluation_mode
+
 IGNORE_INDEX = -100
 """The ``targets`` value of positions that are not scored (PyTorch's default ``ignore_index``)."""
 
@@ -169,13 +171,9 @@ def evaluate(model: Callable[[torch.Tensor], torch.Tensor], batches: list[TaskBa
     length = batches[0].tokens.shape[1]
     if any(b.tokens.shape[1] != length for b in batches):
         raise ValueError("batches must all have the same sequence length")
-    was_training = getattr(model, "training", False)
-    if was_training:
-        model.eval()
     accumulator = _Accumulator(length)
-    for batch in batches:
-        accumulator.add(check_logits(model(batch.tokens), batch), batch)
-    if was_training:
-        model.train()
+    with evaluation_mode(model):
+        for batch in batches:
+            accumulator.add(check_logits(model(batch.tokens), batch), batch)
     return accumulator.report()
 

@@ -7,6 +7,8 @@ wrong value stops the notebook at once with a message that names the allowed val
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -74,3 +76,18 @@ def seed_everything(seed: int, device: torch.device | str = "cpu") -> torch.Gene
     generator = torch.Generator(device=torch.device(device))
     generator.manual_seed(seed)
     return generator
+
+
+@contextmanager
+def evaluation_mode(model) -> Iterator[object]:
+    """Within the ``with`` block, ``model`` is in eval mode (no dropout); a ``torch.nn.Module``
+    that was training is put back in training mode on exit, even after an exception. Any other
+    callable passes through unchanged."""
+    was_training = getattr(model, "training", False)
+    if was_training:
+        model.eval()
+    try:
+        yield model
+    finally:
+        if was_training:
+            model.train()

@@ -247,6 +247,16 @@ def gaussian_log_likelihood(inputs: torch.Tensor, means: torch.Tensor,
     return -0.5 * sq_dist / noise_std**2 - 0.5 * dim * math.log(2 * math.pi * noise_std**2)
 
 
+def _check_predictor_arguments(inputs, transition, means) -> None:
+    """Inputs ``(..., N, d)``, a ``(S, S)`` transition and ``(S, d)`` means, or a ValueError."""
+    check_float_tensor("inputs", inputs, min_dim=2)
+    check_float_tensor("transition", transition, min_dim=2, max_dim=2)
+    check_float_tensor("means", means, min_dim=2, max_dim=2)
+    if means.shape[1] != inputs.shape[-1]:
+        raise ValueError(f"means must be (S, d) with d={inputs.shape[-1]} (the inputs' last dim); "
+                         f"got {tuple(means.shape)}")
+
+
 def bayes_log_predictive(inputs: torch.Tensor, transition: torch.Tensor, means: torch.Tensor,
                          noise_std: float = 1.0) -> torch.Tensor:
     """The exact ``log p(y_t = c | x_1..x_t)``, shape ``(..., N, S)``, computed in float64.
@@ -262,12 +272,7 @@ def bayes_log_predictive(inputs: torch.Tensor, transition: torch.Tensor, means: 
         means: ``(S, d)`` symbol means.
         noise_std: input noise standard deviation.
     """
-    check_float_tensor("inputs", inputs, min_dim=2)
-    check_float_tensor("transition", transition, min_dim=2, max_dim=2)
-    check_float_tensor("means", means, min_dim=2, max_dim=2)
-    if means.shape[1] != inputs.shape[-1]:
-        raise ValueError(f"means must be (S, d) with d={inputs.shape[-1]} (the inputs' last dim); "
-                         f"got {tuple(means.shape)}")
+    _check_predictor_arguments(inputs, transition, means)
     log_transition = transition.double().log()
     n_symbols = transition.shape[0]
     log_prior = torch.full((n_symbols,), -math.log(n_symbols), dtype=torch.float64)
@@ -288,12 +293,7 @@ def memoryless_log_predictive(inputs: torch.Tensor, transition: torch.Tensor,
         inputs: ``(..., N, d)``; transition: ``(S, S)``; means: ``(S, d)``; noise_std: as in
             :func:`bayes_log_predictive`.
     """
-    check_float_tensor("inputs", inputs, min_dim=2)
-    check_float_tensor("transition", transition, min_dim=2, max_dim=2)
-    check_float_tensor("means", means, min_dim=2, max_dim=2)
-    if means.shape[1] != inputs.shape[-1]:
-        raise ValueError(f"means must be (S, d) with d={inputs.shape[-1]} (the inputs' last dim); "
-                         f"got {tuple(means.shape)}")
+    _check_predictor_arguments(inputs, transition, means)
     log_lik = gaussian_log_likelihood(inputs.double(), means.double(), noise_std)
     return predict_next(log_lik.log_softmax(dim=-1), transition.double().log())
 
