@@ -15,6 +15,9 @@ rules:
   ("EM-like ends with lower entropy than SGD", "keys are more orthogonal than at
   initialisation"): *reproduced* when the value is on the stated side of ``factor`` times the
   other metric, *not reproduced* otherwise.
+
+Every rule judges through ``judge(value, metrics)``, ``metrics`` being all the numbers of the
+claim's notebook; only :class:`Compared` reads them.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ class Bound:
     bound: float
     at_most: bool = True
 
-    def judge(self, value: float) -> str:
+    def judge(self, value: float, metrics: dict[str, float] | None = None) -> str:
         holds = value <= self.bound if self.at_most else value >= self.bound
         return VERDICTS[0] if holds else VERDICTS[2]
 
@@ -55,7 +58,7 @@ class Quantity:
             raise ValueError("paper must differ from direction, which separates the effect "
                              "from its absence")
 
-    def judge(self, value: float) -> str:
+    def judge(self, value: float, metrics: dict[str, float] | None = None) -> str:
         if abs(value - self.paper) <= self.rel_tol * abs(self.paper):
             return VERDICTS[0]
         same_side = (value - self.direction) * (self.paper - self.direction) > 0
@@ -119,8 +122,7 @@ class Claim:
             "paper": self.paper,
             "ours": value,
             "rule": self.rule.describe(),
-            "verdict": (self.rule.judge(value, content["metrics"])
-                        if isinstance(self.rule, Compared) else self.rule.judge(value)),
+            "verdict": self.rule.judge(value, content["metrics"]),
             "profile": content["profile"],
             "device": content["device"],
         }
