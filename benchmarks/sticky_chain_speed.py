@@ -13,7 +13,7 @@ import time
 
 import torch
 
-from attention_dynamics.training import steps_to_reach, sticky_chain_experiment
+from attention_dynamics.sticky.training import steps_to_reach, sticky_chain_experiment
 
 
 def main() -> None:

@@ -31,21 +31,21 @@ import time
 import pandas as pd
 import torch
 
-from attention_dynamics.benchmarking import (
+from attention_dynamics.book.benchmarking import (
     diagnostics_benchmark,
     mamba_scan_benchmark,
     sampler_benchmark,
     sticky_step_benchmark,
     transformer_step_benchmark,
 )
-from attention_dynamics.models import TransformerConfig
-from attention_dynamics.results import (
+from attention_dynamics.book.results import (
     BUILD_START_VARIABLE,
     Results,
     book_notebooks,
     book_root,
     load_build_results,
 )
+from attention_dynamics.models import TransformerConfig
 from attention_dynamics.runtime import resolve_device, select
 
 torch.set_num_threads(1)  # library and baseline alike: small ops, and no contention for cores

@@ -39,32 +39,30 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from attention_dynamics.architectures import (
-    ARCHITECTURES,
-    architecture_config,
+from attention_dynamics.book.plotting import show_figure, use_book_style
+from attention_dynamics.book.results import Results
+from attention_dynamics.measures.geometry import manifold_summary
+from attention_dynamics.measures.metrics import entropy_bits
+from attention_dynamics.measures.routing_probes import (
     attribution_share,
-    build_model,
     final_representations,
     input_attributions,
-    mamba_routing_gradients,
-    matched_config,
     mixing_weights,
     offset_profile,
     queried_pair_positions,
     queried_pair_share,
+)
+from attention_dynamics.measures.scan_gradients import (
+    mamba_routing_gradients,
     scan_routing_gradients,
-    train_and_evaluate,
     transformer_score_gradients,
     zero_sum_fraction,
 )
-from attention_dynamics.geometry import manifold_summary
-from attention_dynamics.metrics import entropy_bits
 from attention_dynamics.models.mamba import selective_scan_sequential
+from attention_dynamics.models.registry import ARCHITECTURES, architecture_config, build_model, matched_config
 from attention_dynamics.models.sizing import count_parameters
-from attention_dynamics.plotting import show_figure, use_book_style
-from attention_dynamics.results import Results
 from attention_dynamics.runtime import resolve_device, seed_everything, select
-from attention_dynamics.sequence_training import SequenceTrainingConfig
+from attention_dynamics.sequence_training import SequenceTrainingConfig, train_and_evaluate
 from attention_dynamics.tasks.associative_recall import AssociativeRecallTask, recall_accuracy
 from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
 from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
@@ -93,7 +91,7 @@ settings = select(
     profile,
     quick=dict(
         tasks=dict(bijection=dict(n_symbols=8),
-                   hmm=dict(n_states=3, length=12, resolution=0.05),
+                   hmm=dict(n_states=3, n_observations=12, resolution=0.05),
                    recall=dict(n_pairs=4, n_keys=8, n_values=8, n_queries=4, n_filler=2)),
         reference=dict(n_layers=2, n_heads=4, d_model=32, d_ff=128, init_std=0.1),
         fixed=dict(mamba=dict(n_layers=1, d_state=8), lstm=dict(n_layers=2),
@@ -110,7 +108,7 @@ settings = select(
     ),
     paper=dict(
         tasks=dict(bijection=dict(n_symbols=20),
-                   hmm=dict(n_states=5, length=20, resolution=0.01),
+                   hmm=dict(n_states=5, n_observations=20, resolution=0.01),
                    recall=dict(n_pairs=16, n_keys=64, n_values=64, n_queries=4, n_filler=8)),
         reference=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768, init_std=0.05),
         fixed=dict(mamba=dict(n_layers=6, d_state=16), lstm=dict(n_layers=2),
@@ -163,8 +161,8 @@ for name in TASKS:
     res.record(f"steps_{name}", settings["steps"][name])
 res.record("bijection_n_symbols", tasks["bijection"].n_symbols)
 res.record("hmm_n_states", tasks["hmm"].n_states)
-res.record("hmm_length", tasks["hmm"].length)
-res.record("hmm_sequence_length", tasks["hmm"].total_length)
+res.record("hmm_length", tasks["hmm"].n_observations)
+res.record("hmm_sequence_length", tasks["hmm"].seq_len)
 res.record("recall_n_pairs", tasks["recall"].n_pairs)
 res.record("recall_n_values", tasks["recall"].n_values)
 res.record("recall_n_queries", tasks["recall"].n_queries)
@@ -511,7 +509,7 @@ for col, arch in enumerate(probe_models):
                 ax.add_patch(plt.Rectangle((key_position + delay[arch] - 0.5, m - 0.42), 2, 0.84,
                                            fill=False, ec="C1", lw=1.2, ls="--"))
         ax.set_yticks(range(recall.n_queries), [f"q{m + 1}" for m in range(recall.n_queries)])
-        ax.set_xticks(range(recall.length), labels, fontsize=7)
+        ax.set_xticks(range(recall.seq_len), labels, fontsize=7)
         ax.set_xlabel(f"{arch}, step {step}", fontsize=9)
 _ = show_figure("fig_routing_recall_maps", fig)
 

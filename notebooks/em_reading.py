@@ -41,23 +41,28 @@ import torch
 from myst_nb import glue
 
 from attention_dynamics.bayes import entropy
-from attention_dynamics.deep_sticky import DeepConfig, DeepStickyTransformer, train_deep
-from attention_dynamics.em_dynamics import (
+from attention_dynamics.book.plotting import show_figure, use_book_style
+from attention_dynamics.book.results import Results
+from attention_dynamics.measures.geometry import class_means, pca
+from attention_dynamics.measures.trajectories import first_step_below, path_summary, settling_step
+from attention_dynamics.runtime import resolve_device, seed_everything, select
+from attention_dynamics.sticky.analysis import (
     attention_rows,
-    class_means,
     evaluate_snapshots,
     frame_precision,
     linear_response_logits,
-    path_summary,
-    settling_step,
     symbol_routing,
     value_curvature,
 )
-from attention_dynamics.geometry import pca
-from attention_dynamics.plotting import show_figure, use_book_style
-from attention_dynamics.results import Results
-from attention_dynamics.runtime import resolve_device, seed_everything, select
-from attention_dynamics.sticky_model import forward_record, init_params
+from attention_dynamics.sticky.deep import DeepConfig, DeepStickyTransformer, train_deep
+from attention_dynamics.sticky.model import forward_record, init_params
+from attention_dynamics.sticky.training import (
+    SCHEDULES,
+    steps_to_reach,
+    sticky_chain_data,
+    sticky_chain_experiment,
+    train,
+)
 from attention_dynamics.tasks.sticky_chain import (
     N_SYMBOLS,
     PAPER_SEEDS,
@@ -65,14 +70,6 @@ from attention_dynamics.tasks.sticky_chain import (
     conditional_entropy,
     memoryless_log_predictive,
     transition_matrix,
-)
-from attention_dynamics.training import (
-    SCHEDULES,
-    first_step_below,
-    steps_to_reach,
-    sticky_chain_data,
-    sticky_chain_experiment,
-    train,
 )
 
 torch_device = resolve_device(device)

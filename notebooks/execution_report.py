@@ -27,7 +27,7 @@ seed = 0
 # %%
 import pandas as pd
 
-from attention_dynamics.results import Results, book_notebooks, book_root, load_build_results
+from attention_dynamics.book.results import Results, book_notebooks, book_root, load_build_results
 from attention_dynamics.runtime import resolve_device
 
 res = Results("execution_report", profile, resolve_device(device), seed)

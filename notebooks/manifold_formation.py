@@ -38,7 +38,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attention_dynamics.geometry import (
+from attention_dynamics.book.plotting import show_figure, use_book_style
+from attention_dynamics.book.results import Results
+from attention_dynamics.measures.geometry import (
     attention_drift,
     class_means,
     cosine_matrix,
@@ -49,10 +51,8 @@ from attention_dynamics.geometry import (
     query_key_alignment,
     representation_drift,
 )
-from attention_dynamics.metrics import entropy_bits, evaluate
+from attention_dynamics.measures.metrics import entropy_bits, evaluate
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig, count_parameters
-from attention_dynamics.plotting import show_figure, use_book_style
-from attention_dynamics.results import Results
 from attention_dynamics.runtime import resolve_device, seed_everything, select
 from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
 from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
@@ -73,7 +73,7 @@ settings = select(
         n_symbols=10,
         bijection_model=dict(n_layers=2, n_heads=4, d_model=64, init_std=0.1),
         bijection_training=dict(steps=800, batch_size=128, lr=3e-3, warmup_steps=50),
-        hmm_task=dict(n_states=5, length=20, resolution=0.05),
+        hmm_task=dict(n_states=5, n_observations=20, resolution=0.05),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=2, n_heads=8, d_model=64, init_std=0.1),
         hmm_training=dict(steps=2000, batch_size=32, lr=3e-3, warmup_steps=100, loss="bayes"),
@@ -83,7 +83,7 @@ settings = select(
         n_symbols=20,
         bijection_model=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768, init_std=0.05),
         bijection_training=dict(steps=50_000, batch_size=256, lr=3e-4, warmup_steps=2000),
-        hmm_task=dict(n_states=5, length=20, resolution=0.01),
+        hmm_task=dict(n_states=5, n_observations=20, resolution=0.01),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=9, n_heads=8, d_model=256, init_std=0.05),
         hmm_training=dict(steps=50_000, batch_size=64, lr=3e-4, warmup_steps=2000, loss="bayes"),
@@ -127,7 +127,7 @@ def train(model, task, training):
 
 # %%
 bijection = BijectionTask(settings["n_symbols"])
-bij_config = TransformerConfig(vocab_size=bijection.vocab_size, max_len=bijection.length,
+bij_config = TransformerConfig(vocab_size=bijection.vocab_size, max_len=bijection.seq_len,
                                **settings["bijection_model"])
 bij_model = Transformer(bij_config, torch.Generator().manual_seed(seed))
 bij_history = train(bij_model, bijection, settings["bijection_training"])
@@ -157,15 +157,15 @@ res.record("bijection_kl_bits", bij_report.kl_bits)
 
 # %%
 hmm = HMMFilteringTask(**settings["hmm_task"])
-hmm_tests = {K: dataclasses.replace(hmm, length=K) for K in settings["hmm_test_lengths"]}
+hmm_tests = {K: dataclasses.replace(hmm, n_observations=K) for K in settings["hmm_test_lengths"]}
 hmm_config = TransformerConfig(vocab_size=hmm.vocab_size,
-                               max_len=max(t.total_length for t in hmm_tests.values()),
+                               max_len=max(t.seq_len for t in hmm_tests.values()),
                                **settings["hmm_model"])
 hmm_model = Transformer(hmm_config, torch.Generator().manual_seed(seed + 1))
 hmm_history = train(hmm_model, hmm, settings["hmm_training"])
 hmm_eval = held_out(hmm, 2)
 hmm_report = evaluate(hmm_model, hmm_eval)
-length_reports = {hmm.length: hmm_report}
+length_reports = {hmm.n_observations: hmm_report}
 length_reports |= {K: evaluate(hmm_model, held_out(task, 2 + K)) for K, task in hmm_tests.items()}
 pd.DataFrame({K: {"entropy MAE, mean curve (bits)": r.mae_mean_curve,
                   "entropy MAE, per sample (bits)": r.mae_per_sample,
@@ -184,7 +184,7 @@ uniform_mae = (np.log2(hmm.n_states) - bayes_entropy).abs().mean().item()
 res.record("hmm_parameters", count_parameters(hmm_model))
 res.record("hmm_steps", settings["hmm_training"]["steps"])
 res.record("hmm_train_seconds", hmm_history.seconds, timing=True)
-res.record("hmm_train_length", hmm.length)
+res.record("hmm_train_length", hmm.n_observations)
 res.record("hmm_entropy_mae_bits", hmm_report.mae_mean_curve)
 res.record("hmm_entropy_mae_per_sample_bits", hmm_report.mae_per_sample)
 res.record("hmm_kl_bits", hmm_report.kl_bits)
@@ -213,7 +213,7 @@ axes[1].set_xlabel("Bayes filter entropy (bits)")
 axes[1].set_ylabel("transformer entropy (bits)")
 for K, report in length_reports.items():
     axes[2].plot(np.arange(1, K + 1), report.abs_error, label=f"tested at K = {K}")
-axes[2].axvline(hmm.length, color="0.4", lw=1, ls=":")
+axes[2].axvline(hmm.n_observations, color="0.4", lw=1, ls=":")
 axes[2].set_xlabel("observation $t$")
 axes[2].set_ylabel(r"mean $|H_{model} - H_{Bayes}|$ (bits)")
 axes[2].legend()
@@ -275,7 +275,7 @@ def key_frame(step):
     contextual = []
     for layer in record.attention:
         keys = layer.k[:, :, value_positions].transpose(0, 1).flatten(1, 2)  # (H, B*(L-1), d)
-        contextual.append(class_means(keys, value_labels, bijection.n_symbols))
+        contextual.append(class_means(keys, value_labels, bijection.n_symbols, missing="error"))
     return token_keys, torch.stack(contextual)  # (H, V, d), (layers, H, V, d)
 
 

@@ -18,7 +18,7 @@
 # notebook or metric is missing, or whose results file comes from another build, stops the
 # build instead of leaving a row stale.
 #
-# The verdicts follow three stated rules (module `attention_dynamics.verdicts`):
+# The verdicts follow three stated rules (module `attention_dynamics.book.verdicts`):
 #
 # - **Bound** (exact or qualitative claims): *reproduced* when our number is on the stated side
 #   of the bound, *not reproduced* otherwise.
@@ -42,9 +42,9 @@ seed = 0
 # %%
 import pandas as pd
 
-from attention_dynamics.results import Results, load_build_results
+from attention_dynamics.book.results import Results, load_build_results
+from attention_dynamics.book.verdicts import Bound, Claim, Compared, Quantity
 from attention_dynamics.runtime import resolve_device
-from attention_dynamics.verdicts import Bound, Claim, Compared, Quantity
 
 res = Results("reproduction_report", profile, resolve_device(device), seed)
 

@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attention_dynamics.benchmarking import diagnostics_benchmark
-from attention_dynamics.plotting import show_figure, use_book_style
-from attention_dynamics.problems import gradient_errors, sample_head_problem
-from attention_dynamics.results import Results
+from attention_dynamics.book.benchmarking import diagnostics_benchmark
+from attention_dynamics.book.plotting import show_figure, use_book_style
+from attention_dynamics.book.results import Results
+from attention_dynamics.heads import gradient_errors, sample_head_problem
 from attention_dynamics.runtime import resolve_device, seed_everything, select
 
 dev = resolve_device(device)
@@ -202,7 +202,7 @@ show_figure("fig_mass_shift", fig)
 #
 # After the backward pass of a training step, the upstream gradient $u$ is at hand, and
 # $B$, $A$, $\partial L/\partial s$ and every value update follow by a few matrix products
-# (`attention_dynamics.benchmarking.routing_diagnostics`). We time three things on one problem
+# (`attention_dynamics.book.benchmarking.routing_diagnostics`). We time three things on one problem
 # (batch 8, 4 heads, widths 32): a plain forward and backward pass; the same pass followed by
 # the diagnostics; and the route that does
 # not use the routing law, one autograd call per allowed score pair

@@ -43,10 +43,10 @@ import numpy as np
 import seaborn as sns
 import torch
 
-from attention_dynamics.plotting import show_figure, use_book_style
-from attention_dynamics.results import Results
-from attention_dynamics.runtime import resolve_device, seed_everything, select
-from attention_dynamics.specialization import (
+from attention_dynamics.book.plotting import show_figure, use_book_style
+from attention_dynamics.book.results import Results
+from attention_dynamics.gradients import cross_entropy_upstream
+from attention_dynamics.measures.specialization import (
     dominant_group,
     predicted_value_step,
     prototype_specialization,
@@ -56,11 +56,11 @@ from attention_dynamics.specialization import (
     value_predictions,
     value_step_feedback,
 )
+from attention_dynamics.runtime import resolve_device, seed_everything, select
 from attention_dynamics.toy_routing import (
     CONDITIONS,
     EXTRA_CONDITIONS,
     ToyConfig,
-    cross_entropy_upstream,
     init_toy_routing,
     run_ablation,
     sample_grouped_queries,

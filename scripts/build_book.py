@@ -3,7 +3,8 @@
 Usage (from the repository root; ``make book`` calls it)::
 
     python scripts/build_book.py [--profile quick|paper] [--device auto|cpu|cuda]
-                                 [--output _build] [--only NAME ...] [--timeout SECONDS]
+                                 [--seed N] [--output _build] [--only NAME ...]
+                                 [--timeout SECONDS]
                                  [--jobs N]
 
 Everything happens in a staging folder (``<output>/.stage``): the book sources are copied
@@ -29,8 +30,8 @@ import time
 import uuid
 from pathlib import Path
 
-from attention_dynamics.plotting import FIGURES_DIR_VARIABLE
-from attention_dynamics.results import (
+from attention_dynamics.book.plotting import FIGURES_DIR_VARIABLE
+from attention_dynamics.book.results import (
     BUILD_ID_VARIABLE,
     BUILD_START_VARIABLE,
     RESULTS_DIR_VARIABLE,
@@ -51,6 +52,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="quick", choices=PROFILES)
     parser.add_argument("--device", default="auto", choices=DEVICES)
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="the seed every notebook receives (default 0)")
     parser.add_argument("--output", type=Path, default=ROOT / "_build")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="execute only these notebooks (the book build is skipped)")
@@ -60,15 +63,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an int of at least 1."""
+def _int_at_least(text: str, low: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive int; got {text!r}")
+        value = low - 1
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be a {what} int; got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an int of at least 1."""
+    return _int_at_least(text, 1, "positive")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an int of at least 0."""
+    return _int_at_least(text, 0, "non-negative")
 
 
 def available_cpus() -> int:
@@ -108,7 +120,8 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
     start = time.perf_counter()
     try:
         papermill.execute_notebook(
-            str(target), str(target), parameters={"profile": args.profile, "device": args.device},
+            str(target), str(target), parameters={"profile": args.profile, "device": args.device,
+                                          "seed": args.seed},
             kernel_name="python3", language="python", cwd=str(target.parent),
             progress_bar=False, execution_timeout=args.timeout,
         )
@@ -121,8 +134,8 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
 
 def execute_and_report(name: str, src: Path, args: argparse.Namespace) -> None:
     """:func:`execute_notebook`, with a line before and after on standard output."""
-    print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device})",
-          flush=True)
+    print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device}, "
+          f"seed {args.seed})", flush=True)
     seconds = execute_notebook(name, src, args)
     print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
 

@@ -5,29 +5,32 @@ import math
 import pytest
 import torch
 
-from attention_dynamics.architectures import (
-    ARCHITECTURES,
-    architecture_config,
-    architecture_of,
+from attention_dynamics.measures.metrics import evaluate, sequence_loss
+from attention_dynamics.measures.routing_probes import (
     attribution_share,
-    build_model,
     final_representations,
     input_attributions,
-    mamba_routing_gradients,
-    matched_config,
     mixing_weights,
     offset_profile,
     queried_pair_positions,
     queried_pair_share,
+)
+from attention_dynamics.measures.scan_gradients import (
+    mamba_routing_gradients,
     scan_routing_gradients,
-    train_and_evaluate,
     transformer_score_gradients,
     zero_sum_fraction,
 )
-from attention_dynamics.metrics import evaluate
 from attention_dynamics.models.mamba import mamba_implicit_attention, selective_scan_sequential
+from attention_dynamics.models.registry import (
+    ARCHITECTURES,
+    architecture_config,
+    architecture_of,
+    build_model,
+    matched_config,
+)
 from attention_dynamics.models.sizing import count_parameters
-from attention_dynamics.sequence_training import SequenceTrainingConfig, sequence_loss
+from attention_dynamics.sequence_training import SequenceTrainingConfig, train_and_evaluate
 from attention_dynamics.tasks.associative_recall import AssociativeRecallTask
 from attention_dynamics.tasks.bijection import BijectionTask
 
@@ -42,7 +45,7 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.i
 
 
 def _model(arch, task=RECALL, seed=0):
-    config = architecture_config(arch, task.vocab_size, task.length, **SIZES[arch])
+    config = architecture_config(arch, task.vocab_size, task.seq_len, **SIZES[arch])
     return build_model(config, torch.Generator().manual_seed(seed))
 
 
@@ -58,10 +61,10 @@ def test_every_architecture_maps_tokens_to_logits(arch, device):
     model = _model(arch).to(device)
     batch = _batch(device=device)
     logits = model(batch.tokens)
-    assert logits.shape == (5, RECALL.length, RECALL.vocab_size) and logits.device.type == device
+    assert logits.shape == (5, RECALL.seq_len, RECALL.vocab_size) and logits.device.type == device
     assert architecture_of(model.config) == arch
     final = final_representations(model, batch.tokens)
-    assert final.shape == (5, RECALL.length, model.config.d_model) and not final.requires_grad
+    assert final.shape == (5, RECALL.seq_len, model.config.d_model) and not final.requires_grad
     again = _model(arch).to(device)
     assert torch.equal(again(batch.tokens), logits)  # the seed fixes the weights
 
@@ -73,14 +76,14 @@ def test_matched_config_is_the_nearest_width(arch):
     fixed = {k: v for k, v in SIZES[arch].items() if k not in ("d_model", "d_ff")}
     if arch == "mlp":
         fixed["d_model"] = 16
-    config, match = matched_config(arch, RECALL.vocab_size, RECALL.length, target, high=256,
+    config, match = matched_config(arch, RECALL.vocab_size, RECALL.seq_len, target, high=256,
                                    **fixed)
     count = count_parameters(build_model(config, torch.Generator()))
     assert count == match.n_parameters and match.target == target
     field = "d_ff" if arch == "mlp" else "d_model"
     assert getattr(config, field) == match.size
     for neighbour in (match.size - 1, match.size + 1):
-        other = architecture_config(arch, RECALL.vocab_size, RECALL.length,
+        other = architecture_config(arch, RECALL.vocab_size, RECALL.seq_len,
                                     **(fixed | {field: neighbour}))
         assert abs(count - target) <= abs(count_parameters(build_model(other, torch.Generator()))
                                           - target)
@@ -111,7 +114,7 @@ def test_registry_rejects_bad_arguments():
 
 def test_train_and_evaluate_is_seeded_and_scores_recall():
     training = SequenceTrainingConfig(steps=5, batch_size=8, lr=1e-3)
-    config = architecture_config("lstm", RECALL.vocab_size, RECALL.length, **SIZES["lstm"])
+    config = architecture_config("lstm", RECALL.vocab_size, RECALL.seq_len, **SIZES["lstm"])
     batches = [_batch(64, seed=9)]
     first, run = train_and_evaluate(config, RECALL, training, 4, batches)
     second, again = train_and_evaluate(config, RECALL, training, 4, batches)
@@ -120,7 +123,7 @@ def test_train_and_evaluate_is_seeded_and_scores_recall():
     assert 0 <= run.accuracy <= 1 and not first.training
     assert run.report.mae_mean_curve == evaluate(second, batches).mae_mean_curve
     bijection = BijectionTask(4)
-    config = architecture_config("mlp", bijection.vocab_size, bijection.length, **SIZES["mlp"])
+    config = architecture_config("mlp", bijection.vocab_size, bijection.seq_len, **SIZES["mlp"])
     _, run = train_and_evaluate(config, bijection, training, 0, [bijection.sample(8, torch.Generator())])
     assert run.accuracy is None
     with pytest.raises(ValueError, match="seed must be a non-negative int"):
@@ -132,7 +135,7 @@ def test_train_and_evaluate_is_seeded_and_scores_recall():
 def test_transformer_learns_to_bind_in_associative_recall():
     """A few seconds of training take a small transformer past what storage alone allows."""
     task = AssociativeRecallTask(n_pairs=2, n_keys=4, n_values=4, n_queries=2)
-    config = architecture_config("transformer", task.vocab_size, task.length, n_layers=2,
+    config = architecture_config("transformer", task.vocab_size, task.seq_len, n_layers=2,
                                  n_heads=2, d_model=32, init_std=0.1)
     training = SequenceTrainingConfig(steps=300, batch_size=32, lr=3e-3, warmup_steps=10)
     _, run = train_and_evaluate(config, task, training, 0, [task.sample(512, torch.Generator())])
@@ -152,7 +155,7 @@ def test_queried_pair_positions_find_the_stored_key():
 
 def test_pair_share_and_offset_profile_on_hand_built_weights():
     batch = _batch(4)
-    length, pairs = RECALL.length, queried_pair_positions(RECALL, batch)
+    length, pairs = RECALL.seq_len, queried_pair_positions(RECALL, batch)
     uniform = torch.ones(4, length, length, dtype=F64)
     assert torch.allclose(queried_pair_share(uniform, RECALL, batch), torch.full((4, 2), 1 / 3, dtype=F64))
     on_value = torch.zeros(4, length, length, dtype=F64)
@@ -179,8 +182,8 @@ def test_mixing_weights_are_attention_or_implicit_attention():
     batch = _batch()
     transformer, mamba = _model("transformer"), _model("mamba")
     weights = mixing_weights(transformer, batch.tokens)
-    assert len(weights) == 2 and weights[0].shape == (5, RECALL.length, RECALL.length)
-    assert torch.allclose(weights[1].sum(-1), torch.ones(5, RECALL.length))
+    assert len(weights) == 2 and weights[0].shape == (5, RECALL.seq_len, RECALL.seq_len)
+    assert torch.allclose(weights[1].sum(-1), torch.ones(5, RECALL.seq_len))
     _, record = mamba(batch.tokens, return_record=True)
     implicit = mixing_weights(mamba, batch.tokens)
     assert torch.allclose(implicit[0], record.layers[0].attention.abs().mean(1))
@@ -192,14 +195,14 @@ def test_attributions_see_only_what_a_model_can_read():
     batch = _batch()
     for arch in ("transformer", "mamba", "lstm"):
         norms = input_attributions(_model(arch), RECALL, batch)
-        assert norms.shape == (5, 2, RECALL.length)
+        assert norms.shape == (5, 2, RECALL.seq_len)
         for m, t in enumerate(RECALL.query_positions.tolist()):  # causal: nothing from later
             assert (norms[:, m, t + 1:] == 0).all() and (norms[:, m, :t + 1] > 0).any()
         share = attribution_share(_model(arch), RECALL, batch)
         assert ((share >= 0) & (share <= 1)).all()
     mlp = input_attributions(_model("mlp"), RECALL, batch)
     for m, t in enumerate(RECALL.query_positions.tolist()):  # per position: only itself
-        others = torch.ones(RECALL.length, dtype=torch.bool)
+        others = torch.ones(RECALL.seq_len, dtype=torch.bool)
         others[t] = False
         assert (mlp[:, m, others] == 0).all()
     assert attribution_share(_model("mlp"), RECALL, batch).isnan().all()
@@ -287,7 +290,7 @@ def test_mamba_routing_gradients_reach_the_step_bias():
 def test_softmax_rows_reroute_and_implicit_attention_rows_rescale():
     batch = _batch(4)
     scores = transformer_score_gradients(_model("transformer").double(), batch)
-    assert len(scores) == 2 and scores[0].shape == (4, 2, RECALL.length, RECALL.length)
+    assert len(scores) == 2 and scores[0].shape == (4, 2, RECALL.seq_len, RECALL.seq_len)
     assert zero_sum_fraction(scores[1]) < 1e-12
     mamba = mamba_routing_gradients(_model("mamba").double(), batch)
     assert zero_sum_fraction(mamba[0].compatibility) > 0.01

@@ -3,14 +3,14 @@
 import pytest
 import torch
 
-from attention_dynamics.metrics import IGNORE_INDEX
 from attention_dynamics.tasks.associative_recall import AssociativeRecallTask, recall_accuracy
+from attention_dynamics.tasks.base import IGNORE_INDEX
 
 TASK = AssociativeRecallTask(n_pairs=5, n_keys=9, n_values=7, n_queries=3, n_filler=2)
 
 
 def test_sizes_and_tokens():
-    assert TASK.vocab_size == 9 + 7 + 2 and TASK.length == 2 * 5 + 2 + 1 + 3
+    assert TASK.vocab_size == 9 + 7 + 2 and TASK.seq_len == 2 * 5 + 2 + 1 + 3
     assert TASK.filler_token == 16 and TASK.query_token == 17
     assert torch.equal(TASK.query_positions, torch.tensor([13, 14, 15]))
     assert torch.equal(TASK.value_tokens, torch.arange(9, 16))
@@ -20,7 +20,7 @@ def test_sizes_and_tokens():
 def test_sampler_layout():
     batch = TASK.sample(64, torch.Generator().manual_seed(0))
     tokens = batch.tokens
-    assert tokens.shape == (64, TASK.length) and tokens.dtype == torch.int64
+    assert tokens.shape == (64, TASK.seq_len) and tokens.dtype == torch.int64
     assert torch.equal(tokens[:, 0:10:2], batch.keys)
     assert torch.equal(tokens[:, 1:10:2], batch.values + 9)
     assert (tokens[:, 10:12] == TASK.filler_token).all() and (tokens[:, 12] == TASK.query_token).all()

@@ -2,20 +2,16 @@
 
 import torch
 
-from attention_dynamics.benchmarking import (
+from attention_dynamics.book.benchmarking import (
     TorchEncoderLM,
     _diagnosed_transformer_loss,
     _loop_sampler_and_filter,
     mamba_scan_benchmark,
     routing_diagnostics,
 )
+from attention_dynamics.heads import sample_head_problem
 from attention_dynamics.models import Transformer, TransformerConfig
-from attention_dynamics.problems import sample_head_problem
-from attention_dynamics.tasks.sticky_chain import (
-    bayes_log_predictive,
-    symbol_means,
-    transition_matrix,
-)
+from attention_dynamics.tasks.sticky_chain import bayes_log_predictive, symbol_means, transition_matrix
 from attention_dynamics.timing import interleaved_median_seconds
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_build
 
-from attention_dynamics.results import book_notebooks
+from attention_dynamics.book.results import book_notebooks
 
 pytestmark = pytest.mark.slow
 NOTEBOOKS = book_notebooks(ROOT / "_toc.yml")

@@ -3,13 +3,8 @@
 import pytest
 import torch
 
-from attention_dynamics.deep_sticky import (
-    DeepConfig,
-    DeepStickyTransformer,
-    evaluate_deep,
-    train_deep,
-)
-from attention_dynamics.training import sticky_chain_data
+from attention_dynamics.sticky.deep import DeepConfig, DeepStickyTransformer, evaluate_deep, train_deep
+from attention_dynamics.sticky.training import sticky_chain_data
 
 SMALL = DeepConfig(d_model=16, n_layers=2, n_heads=2)
 

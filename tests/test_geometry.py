@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from attention_dynamics.geometry import (
+from attention_dynamics.measures.geometry import (
     attention_drift,
     class_means,
     key_orthogonality,
@@ -119,4 +119,4 @@ def test_per_sequence_manifolds_and_class_means():
     means = class_means(vectors, torch.tensor([1, 0, 1]), 2)
     torch.testing.assert_close(means, torch.tensor([[[3.0, 2.0], [3.0, 2.5]]] * 2))
     with pytest.raises(ValueError, match="every value"):
-        class_means(vectors, torch.tensor([0, 0, 0]), 2)
+        class_means(vectors, torch.tensor([0, 0, 0]), 2, missing="error")

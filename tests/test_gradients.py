@@ -11,7 +11,7 @@ from attention_dynamics.gradients import (
     score_gradient,
     value_gradient,
 )
-from attention_dynamics.problems import gradient_errors, sample_head_problem
+from attention_dynamics.heads import gradient_errors, sample_head_problem
 
 TOL = 1e-10
 SHAPES = [  # (batch, heads, T, d_x, d_k, d_v)

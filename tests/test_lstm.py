@@ -6,13 +6,10 @@ import pytest
 import torch
 from torch import nn
 
+from attention_dynamics.measures.metrics import sequence_loss
 from attention_dynamics.models.lstm import LSTM, LSTMConfig, lstm_with_gates
 from attention_dynamics.models.sizing import count_parameters, match_parameters
-from attention_dynamics.sequence_training import (
-    SequenceTrainingConfig,
-    sequence_loss,
-    train_sequence_model,
-)
+from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
 from attention_dynamics.tasks.bijection import BijectionTask
 
 
@@ -109,7 +106,7 @@ def test_parameter_count_and_matching():
 def test_lstm_learns_belief_accumulation():
     """A second of training takes the LSTM well below the context-free loss on bijections."""
     task = BijectionTask(4)
-    model = LSTM(LSTMConfig(vocab_size=task.vocab_size, max_len=task.length, d_model=32),
+    model = LSTM(LSTMConfig(vocab_size=task.vocab_size, max_len=task.seq_len, d_model=32),
                  torch.Generator().manual_seed(0))
     training = SequenceTrainingConfig(steps=200, batch_size=32, lr=1e-2, warmup_steps=10)
     train_sequence_model(model, task, training, torch.Generator().manual_seed(1))

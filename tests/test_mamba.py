@@ -224,7 +224,7 @@ def test_model_checks_its_tokens():
 def test_mamba_learns_to_bind_in_associative_recall():
     """A few seconds of training take a one-layer Mamba past what storage alone allows."""
     task = AssociativeRecallTask(n_pairs=2, n_keys=4, n_values=4, n_queries=2)
-    config = MambaConfig(vocab_size=task.vocab_size, max_len=task.length, n_layers=1, d_model=32,
+    config = MambaConfig(vocab_size=task.vocab_size, max_len=task.seq_len, n_layers=1, d_model=32,
                          d_state=8)
     model = Mamba(config, torch.Generator().manual_seed(0))
     training = SequenceTrainingConfig(steps=300, batch_size=32, lr=1e-2, warmup_steps=10,

@@ -2,7 +2,7 @@
 
 from conftest import ROOT, run_build
 
-from attention_dynamics.results import book_notebook_parts, book_notebooks
+from attention_dynamics.book.results import book_notebook_parts, book_notebooks
 
 
 def test_the_chapters_come_first_and_the_reports_after_them():

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from attention_dynamics.results import Results, load_results
+from attention_dynamics.book.results import Results, load_results
 from attention_dynamics.runtime import evaluation_mode, resolve_device, seed_everything, select
 
 
@@ -52,7 +52,7 @@ def test_results_file_round_trip(tmp_path):
 
 
 def test_build_results_refuse_missing_and_stale_files(tmp_path, monkeypatch):
-    from attention_dynamics.results import BUILD_ID_VARIABLE, load_build_results
+    from attention_dynamics.book.results import BUILD_ID_VARIABLE, load_build_results
 
     monkeypatch.setenv(BUILD_ID_VARIABLE, "old")
     Results("first", "quick", "cpu", 0, directory=tmp_path).save()

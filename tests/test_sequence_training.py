@@ -5,14 +5,11 @@ import math
 import pytest
 import torch
 
-from attention_dynamics.metrics import IGNORE_INDEX, TaskBatch, evaluate, kl_to_bayes_bits, score_logits
+from attention_dynamics.measures.metrics import evaluate, kl_to_bayes_bits, score_logits, sequence_loss
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig
 from attention_dynamics.runtime import seed_everything
-from attention_dynamics.sequence_training import (
-    SequenceTrainingConfig,
-    sequence_loss,
-    train_sequence_model,
-)
+from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
+from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch
 from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
 
 TASK = BijectionTask(4)
@@ -23,7 +20,7 @@ about 0.03 bits); a broken model, task or loss does not."""
 
 
 def _transformer(generator):
-    config = TransformerConfig(vocab_size=TASK.vocab_size, max_len=TASK.length, n_layers=2,
+    config = TransformerConfig(vocab_size=TASK.vocab_size, max_len=TASK.seq_len, n_layers=2,
                                n_heads=2, d_model=32, init_std=0.1)
     return Transformer(config, generator)
 
@@ -71,7 +68,7 @@ def test_same_seed_same_run_and_checkpoints():
 
 def test_losses_agree_on_point_mass_predictives():
     batch = TASK.sample(5, torch.Generator().manual_seed(0))
-    logits = torch.randn(5, TASK.length, TASK.vocab_size, generator=torch.Generator().manual_seed(1))
+    logits = torch.randn(5, TASK.seq_len, TASK.vocab_size, generator=torch.Generator().manual_seed(1))
     # the last key's predictive is a point mass on the target: both losses coincide there
     last = torch.full_like(batch.targets, IGNORE_INDEX)
     last[:, -1] = batch.targets[:, -1]
@@ -92,7 +89,7 @@ def test_metrics_on_hand_built_logits():
     assert report.mae_mean_curve < 1e-5 and report.mae_per_sample < 1e-5 and report.kl_bits < 1e-5
     torch.testing.assert_close(report.bayes_entropy, TASK.bayes_entropy_curve())
     assert report.positions.tolist() == [0, 2, 4, 6] and report.n_scored == 12
-    uniform = torch.zeros(3, TASK.length, TASK.vocab_size)
+    uniform = torch.zeros(3, TASK.seq_len, TASK.vocab_size)
     report = score_logits(uniform, batch)
     gap = (3 - TASK.bayes_entropy_curve()).mean().item()  # log2(8) = 3 bits for 8 tokens
     assert report.mae_mean_curve == pytest.approx(gap)

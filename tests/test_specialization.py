@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from attention_dynamics.attention import attention_forward
 from attention_dynamics.gradients import advantage, value_gradient
-from attention_dynamics.specialization import (
+from attention_dynamics.measures.specialization import (
     advantage_change,
     dominant_group,
     predicted_value_step,

@@ -3,19 +3,18 @@
 import pytest
 import torch
 
-from attention_dynamics.specialization import (
+from attention_dynamics.gradients import cross_entropy_hvp, cross_entropy_upstream
+from attention_dynamics.measures.specialization import (
     predicted_value_step,
     prototype_specialization,
     value_predictions,
 )
+from attention_dynamics.measures.trajectories import TrajectoryRecorder
 from attention_dynamics.toy_routing import (
     CONDITIONS,
     EXTRA_CONDITIONS,
     ToyConfig,
-    TrajectoryRecorder,
     condition_masks,
-    cross_entropy_hvp,
-    cross_entropy_upstream,
     init_toy_routing,
     run_ablation,
     sample_grouped_queries,

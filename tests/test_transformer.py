@@ -3,13 +3,7 @@
 import pytest
 import torch
 
-from attention_dynamics.models import (
-    MLP,
-    MLPConfig,
-    Transformer,
-    TransformerConfig,
-    count_parameters,
-)
+from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig, count_parameters
 
 CONFIG = TransformerConfig(vocab_size=11, max_len=9, n_layers=2, n_heads=2, d_model=16)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from attention_dynamics.verdicts import Bound, Claim, Compared, Quantity
+from attention_dynamics.book.verdicts import Bound, Claim, Compared, Quantity
 
 
 def test_bound_rule():

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from attention_dynamics.metrics import IGNORE_INDEX
+from attention_dynamics.tasks.base import IGNORE_INDEX
 from attention_dynamics.tasks.bijection import (
     BijectionTask,
     mean_entropy_gap_of_marginal,
@@ -66,10 +66,10 @@ def test_bijection_samples_are_valid_and_do_not_leak():
     assert torch.equal(batch.bijections.sort(1).values, torch.arange(V).expand(64, -1))
     assert torch.equal(batch.keys.sort(1).values, torch.arange(V).expand(64, -1))
     assert torch.equal(batch.values, batch.bijections.gather(1, batch.keys))
-    assert batch.tokens.shape == (64, task.length) and batch.tokens.dtype == torch.int64
+    assert batch.tokens.shape == (64, task.seq_len) and batch.tokens.dtype == torch.int64
     assert torch.equal(batch.tokens[:, 0::2], batch.keys)
     assert torch.equal(batch.tokens[:, 1::2], batch.values[:, :-1] + V)
-    assert torch.equal(batch.mask[0], torch.arange(task.length) % 2 == 0)
+    assert torch.equal(batch.mask[0], torch.arange(task.seq_len) % 2 == 0)
     assert torch.all(batch.targets[:, 1::2] == IGNORE_INDEX)
     for t in task.query_positions.tolist():
         # the answer at a key position is never among the tokens up to and including it
@@ -119,7 +119,7 @@ def _hmm_posterior_by_enumeration(transition, emission, observations):
 
 @pytest.mark.parametrize("n_states, n_symbols, length", [(2, 3, 6), (3, 2, 5), (5, 5, 4)])
 def test_hmm_posterior_matches_enumeration(n_states, n_symbols, length):
-    task = HMMFilteringTask(n_states, n_symbols, length=length)
+    task = HMMFilteringTask(n_states, n_symbols, n_observations=length)
     batch = task.sample(3, torch.Generator().manual_seed(n_states))
     for b in range(3):
         expected = _hmm_posterior_by_enumeration(batch.transition[b], batch.emission[b],
@@ -134,7 +134,7 @@ def test_hmm_posterior_matches_enumeration(n_states, n_symbols, length):
 
 
 def test_hmm_matrices_are_stochastic_on_the_grid():
-    task = HMMFilteringTask(5, 4, length=8)
+    task = HMMFilteringTask(5, 4, n_observations=8)
     batch = task.sample(500, torch.Generator().manual_seed(3))
     for matrix in (batch.transition, batch.emission):
         torch.testing.assert_close(matrix.sum(-1), torch.ones(matrix.shape[:-1], dtype=torch.float64))
@@ -150,7 +150,7 @@ def test_hmm_matrices_are_stochastic_on_the_grid():
 
 
 def test_hmm_sampler_follows_the_matrices_and_does_not_leak():
-    task = HMMFilteringTask(3, 3, length=6)
+    task = HMMFilteringTask(3, 3, n_observations=6)
     n = 10000
     batch = task.sample(n, torch.Generator().manual_seed(4))
     rows = torch.arange(n)
@@ -161,13 +161,13 @@ def test_hmm_sampler_follows_the_matrices_and_does_not_leak():
     assert torch.bincount(batch.states[:, 0], minlength=3).min() > n / 3 - 300
     assert not torch.isin(batch.tokens, task.state_tokens).any()
     assert torch.equal(batch.tokens[:, task.query_positions], task.symbol_tokens[batch.observations])
-    assert torch.equal(batch.mask[0], torch.arange(task.total_length) >= task.prompt_length)
+    assert torch.equal(batch.mask[0], torch.arange(task.seq_len) >= task.prompt_length)
     assert torch.equal(batch.targets[:, task.query_positions], task.state_tokens[batch.states])
     assert batch.tokens.max() < task.vocab_size and batch.tokens.min() >= 0
 
 
 def test_hmm_is_seeded():
-    task = HMMFilteringTask(length=5)
+    task = HMMFilteringTask(n_observations=5)
     a = task.sample(4, torch.Generator().manual_seed(9))
     b = task.sample(4, torch.Generator().manual_seed(9))
     assert torch.equal(a.tokens, b.tokens) and torch.equal(a.posterior, b.posterior)
@@ -176,8 +176,8 @@ def test_hmm_is_seeded():
 def test_hmm_bad_arguments():
     with pytest.raises(ValueError, match="n_states"):
         HMMFilteringTask(1)
-    with pytest.raises(ValueError, match="length"):
-        HMMFilteringTask(length=0)
+    with pytest.raises(ValueError, match="n_observations"):
+        HMMFilteringTask(n_observations=0)
     with pytest.raises(ValueError, match="floor"):
         HMMFilteringTask(5, floor=0.25)
     with pytest.raises(ValueError, match="whole grid steps"):

@@ -1,26 +1,26 @@
 """Attention dynamics: the library behind the book *Gradient Dynamics of Attention*.
 
-Modules, lowest layer first (a module imports only from layers above it in this list):
+The package follows the book's pipeline, one layer per step; a module imports only from the
+layers above it in this list (the map, with a picture, is ``lib/attention_dynamics/README.md``):
 
-- tools: :mod:`~attention_dynamics.runtime` (profile, device, seed),
-  :mod:`~attention_dynamics.validation` (argument checks), :mod:`~attention_dynamics.timing`.
-- exact inference and tasks: :mod:`~attention_dynamics.bayes` (log-space forward filter,
-  entropies) and :mod:`~attention_dynamics.tasks` (sticky Markov chain, bijection elimination,
-  HMM filtering, associative recall, each with its exact answer).
-- attention and its gradients: :mod:`~attention_dynamics.attention`,
-  :mod:`~attention_dynamics.gradients`, :mod:`~attention_dynamics.problems`.
-- models: :mod:`~attention_dynamics.sticky_model` (Paper II's one-head model),
-  :mod:`~attention_dynamics.deep_sticky` (its deep variant),
-  :mod:`~attention_dynamics.toy_routing` (chapter 2's toy) and :mod:`~attention_dynamics.models`
-  (transformer, Mamba, LSTM, MLP).
-- training and measurement: :mod:`~attention_dynamics.training`,
-  :mod:`~attention_dynamics.sequence_training`, :mod:`~attention_dynamics.architectures`
-  (chapter 5's comparison), :mod:`~attention_dynamics.em_dynamics` (chapter 3's measures),
-  :mod:`~attention_dynamics.metrics`,
-  :mod:`~attention_dynamics.specialization`, :mod:`~attention_dynamics.geometry`,
-  :mod:`~attention_dynamics.benchmarking`.
-- the book: :mod:`~attention_dynamics.plotting`, :mod:`~attention_dynamics.results`,
-  :mod:`~attention_dynamics.verdicts`.
+1. **tools**: :mod:`~attention_dynamics.validation` (argument checks),
+   :mod:`~attention_dynamics.runtime` (profile, device, seed, eval mode),
+   :mod:`~attention_dynamics.timing`.
+2. **tasks with exact answers**: :mod:`~attention_dynamics.bayes` (log-space forward filter,
+   entropies) and :mod:`~attention_dynamics.tasks` (the contract in ``tasks.base``; the sticky
+   Markov chain, bijection elimination, HMM filtering, associative recall).
+3. **attention and its gradients**: :mod:`~attention_dynamics.attention` (the causal head and
+   its record), :mod:`~attention_dynamics.gradients` (closed forms of chapter 1 and the
+   cross-entropy upstream), :mod:`~attention_dynamics.heads` (random heads for checking them).
+4. **models**: :mod:`~attention_dynamics.models` (transformer, Mamba, LSTM, MLP; the registry
+   and capacity matching).
+5. **measures**: :mod:`~attention_dynamics.measures` (scores against the Bayes answer,
+   geometry, trajectories, specialization, routing probes, scan gradients).
+6. **training**: :mod:`~attention_dynamics.sequence_training` (any model on any task);
+   chapter studies with their own model and trainer: :mod:`~attention_dynamics.toy_routing`
+   (chapter 2) and :mod:`~attention_dynamics.sticky` (Paper II's sticky chain, chapter 3).
+7. **book support**: :mod:`~attention_dynamics.book` (notebook set-up, results files, figure
+   style, the papers' numbers, verdicts, benchmarks).
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .validation import check_float_tensor, check_mask
+from attention_dynamics.validation import check_float_tensor, check_mask
 
 
 def causal_mask(length: int, device: torch.device | str | None = None) -> torch.Tensor:

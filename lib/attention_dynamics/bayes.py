@@ -19,8 +19,7 @@ from typing import NamedTuple
 
 import torch
 
-from .runtime import check_choice
-from .validation import check_float_tensor
+from attention_dynamics.validation import check_choice, check_float_tensor
 
 UNITS = ("nats", "bits")
 

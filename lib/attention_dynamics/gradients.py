@@ -18,9 +18,10 @@ import math
 from dataclasses import dataclass
 
 import torch
+from torch.nn import functional as F
 
-from .attention import AttentionRecord
-from .validation import check_float_tensor, check_same_shape
+from attention_dynamics.attention import AttentionRecord
+from attention_dynamics.validation import check_float_tensor, check_same_shape
 
 
 def compatibility(upstream: torch.Tensor, values: torch.Tensor,
@@ -133,3 +134,33 @@ def closed_form_gradients(record: AttentionRecord, upstream: torch.Tensor | None
                 projection_gradient(x, g, shape)
                 for g, shape in zip((dq, dk, dv), weight_shapes, strict=True))
     return grads
+
+
+def cross_entropy_upstream(logits: torch.Tensor, targets: torch.Tensor,
+                           readout: torch.Tensor) -> torch.Tensor:
+    """``u_i = dL/do_i = (softmax(logits_i) - e_{y_i}) W_O^T / N`` for the mean cross-entropy.
+
+    ``logits`` ``(..., N, C)``, ``targets`` ``(N,)`` or ``(..., N)`` long, ``readout`` ``(d_v, C)``;
+    returns ``(..., N, d_v)``. Closed form, no autograd.
+    """
+    check_float_tensor("logits", logits, min_dim=2)
+    if targets.dtype != torch.long:
+        raise ValueError(f"targets must be a long tensor of class indices; got {targets.dtype}")
+    n = logits.shape[-2]
+    error = torch.softmax(logits, dim=-1) - F.one_hot(targets, logits.shape[-1]).to(logits.dtype)
+    return error @ readout.transpose(-1, -2) / n
+
+
+def cross_entropy_hvp(logits: torch.Tensor, readout: torch.Tensor,
+                      delta_output: torch.Tensor) -> torch.Tensor:
+    """The first-order change of ``u`` when the outputs move by ``delta_output``.
+
+    ``Delta u_i = W_O (diag p_i - p_i p_i^T) W_O^T Delta o_i / N`` with ``p_i = softmax(logits_i)``:
+    the Hessian of the mean cross-entropy in ``o_i`` applied to ``Delta o_i``. Shapes: logits
+    ``(..., N, C)``, ``delta_output`` ``(..., N, d_v)``; returns ``(..., N, d_v)``.
+    """
+    n = logits.shape[-2]
+    p = torch.softmax(logits, dim=-1)
+    dz = delta_output @ readout                                  # change of logits (..., N, C)
+    dp = p * dz - p * (p * dz).sum(dim=-1, keepdim=True)         # softmax Jacobian times dz
+    return dp @ readout.transpose(-1, -2) / n

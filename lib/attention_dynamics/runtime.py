@@ -13,18 +13,13 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from attention_dynamics.validation import check_choice
+
 PROFILES = ("quick", "paper")
 """The named parameter sets. ``quick`` runs the whole book on a laptop CPU in minutes; ``paper``
 uses the papers' sizes and is meant for a GPU."""
 
 DEVICES = ("auto", "cpu", "cuda")
-
-
-def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming ``name``."""
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
-    return value
 
 
 def check_profile(profile: str) -> str:

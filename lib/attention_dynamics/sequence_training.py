@@ -8,7 +8,7 @@ training.
 
 The model is anything that maps tokens ``(B, T)`` int64 to logits ``(B, T, vocab)``; the task
 is anything with ``sample(batch_size, generator) -> TaskBatch`` (see
-:mod:`~attention_dynamics.metrics`). Two losses (nats, mean over scored positions):
+:mod:`~attention_dynamics.measures.metrics`). Two losses (nats, mean over scored positions):
 
 - ``"sampled"``: ``-log p_model(target)`` of the sampled answer, the ordinary cross-entropy of
   next-token training; its minimiser is the Bayes predictive;
@@ -23,13 +23,16 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 from torch import nn
 
-from .metrics import IGNORE_INDEX, TaskBatch
-from .runtime import check_choice
-
-LOSSES = ("sampled", "bayes")
+from attention_dynamics.measures.metrics import LOSSES, EntropyReport, evaluate, sequence_loss
+from attention_dynamics.models.registry import architecture_of, build_model
+from attention_dynamics.models.sizing import count_parameters
+from attention_dynamics.tasks.associative_recall import AssociativeRecallTask, recall_accuracy
+from attention_dynamics.tasks.base import Task, TaskBatch
+from attention_dynamics.validation import check_choice, check_positive_int
 
 
 @dataclass(frozen=True)
@@ -85,17 +88,6 @@ class SequenceTrainingConfig:
         return low + (self.lr - low) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-def sequence_loss(logits: torch.Tensor, batch: TaskBatch, loss: str = "sampled") -> torch.Tensor:
-    """Mean cross-entropy (nats) at ``batch``'s scored positions; ``logits`` ``(B, T, vocab)``."""
-    check_choice("loss", loss, LOSSES)
-    if loss == "sampled":
-        return nn.functional.cross_entropy(logits.flatten(0, 1), batch.targets.flatten(),
-                                           ignore_index=IGNORE_INDEX)
-    mask = batch.mask
-    log_probs = torch.log_softmax(logits[mask], dim=-1)
-    return -(batch.bayes_predictive[mask].to(log_probs.dtype) * log_probs).sum(-1).mean()
-
-
 @dataclass
 class SequenceTrainingHistory:
     """What :func:`train_sequence_model` recorded.
@@ -110,6 +102,34 @@ class SequenceTrainingHistory:
     loss: torch.Tensor
     checkpoints: dict[int, dict[str, torch.Tensor]] = field(default_factory=dict)
     seconds: float = 0.0
+
+    def load_checkpoint(self, model: nn.Module, step: int) -> nn.Module:
+        """Load the weights kept after ``step`` updates into ``model``; return it in eval mode."""
+        if step not in self.checkpoints:
+            raise ValueError(f"step must be a kept checkpoint, one of {sorted(self.checkpoints)}; "
+                             f"got {step!r}")
+        model.load_state_dict(self.checkpoints[step])
+        return model.eval()
+
+
+def geometric_checkpoints(steps: int, n: int, first: int = 10) -> list[int]:
+    """Step 0, then about ``n`` steps spaced geometrically from ``first`` to ``steps`` (sorted,
+    without repeats): dense early, where attention forms, sparse late."""
+    check_positive_int("steps", steps)
+    check_positive_int("n", n)
+    check_positive_int("first", first)
+    spaced = np.geomspace(first, steps, n).round().astype(int)
+    return sorted({0, *spaced.tolist(), steps})
+
+
+def held_out_batches(task: Task, n_batches: int, batch_size: int, seed: int,
+                     device: torch.device | str = "cpu") -> list[TaskBatch]:
+    """``n_batches`` batches of ``task`` from their own generator on ``device`` seeded with
+    ``seed``: the same held-out data for every model that is given the same seed."""
+    check_positive_int("n_batches", n_batches)
+    check_positive_int("batch_size", batch_size)
+    generator = torch.Generator(device=torch.device(device)).manual_seed(seed)
+    return [task.sample(batch_size, generator) for _ in range(n_batches)]
 
 
 def _optimizer(model: nn.Module, config: SequenceTrainingConfig) -> torch.optim.AdamW:
@@ -129,7 +149,7 @@ def train_sequence_model(model: nn.Module, task, config: SequenceTrainingConfig,
     Args:
         model: tokens ``(B, T)`` -> logits ``(B, T, vocab)``, on ``generator``'s device.
         task: has ``sample(batch_size, generator)`` returning a
-            :class:`~attention_dynamics.metrics.TaskBatch` on the generator's device.
+            :class:`~attention_dynamics.tasks.base.TaskBatch` on the generator's device.
         config: the hyper-parameters.
         generator: draws every batch; seed it (``seed_everything``) for a reproducible run.
         checkpoint_steps: steps in ``0..config.steps`` after which to keep the weights.
@@ -176,3 +196,73 @@ def train_sequence_model(model: nn.Module, task, config: SequenceTrainingConfig,
         history.loss = torch.stack(losses).double().cpu()
     history.seconds = time.perf_counter() - start
     return history
+
+
+@dataclass
+class ArchitectureRun:
+    """One training run of one architecture on one task, scored on held-out batches.
+
+    Attributes:
+        arch: the registry name.
+        seed: the seed of the run (initial weights and training batches).
+        n_parameters: trainable scalars of the model.
+        report: the :class:`~attention_dynamics.metrics.EntropyReport` against the Bayes
+            predictive (bits); on associative recall the Bayes entropy is 0 everywhere.
+        accuracy: on associative recall, the fraction of queries answered by the argmax;
+            ``None`` on other tasks.
+        history: the training losses and any checkpoints kept.
+        seconds: wall time of training and scoring.
+    """
+
+    arch: str
+    seed: int
+    n_parameters: int
+    report: EntropyReport
+    accuracy: float | None
+    history: SequenceTrainingHistory
+    seconds: float
+
+
+def train_and_evaluate(config, task, training: SequenceTrainingConfig, seed: int,
+                       eval_batches: list[TaskBatch], device: torch.device | str = "cpu",
+                       checkpoint_steps: Iterable[int] = ()) -> tuple[nn.Module, ArchitectureRun]:
+    """Build the model of ``config``, train it on ``task`` and score it on ``eval_batches``.
+
+    The initial weights come from a CPU generator seeded with ``seed``, the training batches
+    from a generator on ``device`` seeded with ``seed + 1``, so a run is fixed by its seed and
+    two architectures given the same seed see the same batches.
+
+    Args:
+        config: a registered config (see :func:`architecture_config`).
+        task: a wind-tunnel task with ``sample(batch_size, generator)``.
+        training: the optimiser's settings.
+        seed: a non-negative int.
+        eval_batches: held-out batches of ``task``, on ``device``.
+        device: where to train.
+        checkpoint_steps: steps after which to keep the weights (see
+            :func:`~attention_dynamics.sequence_training.train_sequence_model`).
+
+    Returns:
+        The trained model (on ``device``, in eval mode) and its :class:`ArchitectureRun`.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int; got {seed!r}")
+    if not eval_batches:
+        raise ValueError("eval_batches must be a non-empty list of TaskBatch")
+    start = time.perf_counter()
+    device = torch.device(device)
+    model = build_model(config, torch.Generator().manual_seed(seed)).to(device)
+    data = torch.Generator(device=device).manual_seed(seed + 1)
+    history = train_sequence_model(model, task, training, data,
+                                   checkpoint_steps=list(checkpoint_steps))
+    model.eval()
+    report = evaluate(model, eval_batches)
+    accuracy = None
+    if isinstance(task, AssociativeRecallTask):
+        with torch.no_grad():
+            hits = [recall_accuracy(model(b.tokens), b) * b.mask.sum().item() for b in eval_batches]
+        accuracy = sum(hits) / sum(b.mask.sum().item() for b in eval_batches)
+    return model, ArchitectureRun(arch=architecture_of(config), seed=seed,
+                                  n_parameters=count_parameters(model), report=report,
+                                  accuracy=accuracy, history=history,
+                                  seconds=time.perf_counter() - start)

@@ -20,12 +20,13 @@ parameters and learning-rate masks, and no run's numbers depend on another's.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
 
-from .validation import check_float_tensor, check_positive_int
+from attention_dynamics.measures.trajectories import TrajectoryRecorder
+from attention_dynamics.validation import check_float_tensor, check_positive_int
 
 CONDITIONS = ("coupled", "frozen_routing", "frozen_values")
 """The three training conditions of the ablation, in order. ``coupled`` trains everything,
@@ -240,86 +241,6 @@ def toy_forward(model: ToyRouting, queries: GroupedQueries) -> ToyForward:
                            reduction="none").mean(dim=-1)
     return ToyForward(scores=scores, weights=weights, values=values, output=output,
                       logits=logits, loss=loss)
-
-
-def cross_entropy_upstream(logits: torch.Tensor, targets: torch.Tensor,
-                           readout: torch.Tensor) -> torch.Tensor:
-    """``u_i = dL/do_i = (softmax(logits_i) - e_{y_i}) W_O^T / N`` for the mean cross-entropy.
-
-    ``logits`` ``(..., N, C)``, ``targets`` ``(N,)`` or ``(..., N)`` long, ``readout`` ``(d_v, C)``;
-    returns ``(..., N, d_v)``. Closed form, no autograd.
-    """
-    check_float_tensor("logits", logits, min_dim=2)
-    if targets.dtype != torch.long:
-        raise ValueError(f"targets must be a long tensor of class indices; got {targets.dtype}")
-    n = logits.shape[-2]
-    error = torch.softmax(logits, dim=-1) - F.one_hot(targets, logits.shape[-1]).to(logits.dtype)
-    return error @ readout.transpose(-1, -2) / n
-
-
-def cross_entropy_hvp(logits: torch.Tensor, readout: torch.Tensor,
-                      delta_output: torch.Tensor) -> torch.Tensor:
-    """The first-order change of ``u`` when the outputs move by ``delta_output``.
-
-    ``Delta u_i = W_O (diag p_i - p_i p_i^T) W_O^T Delta o_i / N`` with ``p_i = softmax(logits_i)``:
-    the Hessian of the mean cross-entropy in ``o_i`` applied to ``Delta o_i``. Shapes: logits
-    ``(..., N, C)``, ``delta_output`` ``(..., N, d_v)``; returns ``(..., N, d_v)``.
-    """
-    n = logits.shape[-2]
-    p = torch.softmax(logits, dim=-1)
-    dz = delta_output @ readout                                  # change of logits (..., N, C)
-    dp = p * dz - p * (p * dz).sum(dim=-1, keepdim=True)         # softmax Jacobian times dz
-    return dp @ readout.transpose(-1, -2) / n
-
-
-@dataclass
-class TrajectoryRecorder:
-    """Keeps snapshots of named tensors every ``every`` steps (always including step 0).
-
-    Call :meth:`maybe_record` at each step with the tensors to keep; read back with
-    :meth:`stack`, which returns ``(S, ...)`` for ``S`` snapshots, and ``steps``.
-    Snapshots are detached clones, so later in-place updates do not alter them.
-    """
-
-    every: int = 1
-    steps: list[int] = field(default_factory=list)
-    snapshots: dict[str, list[torch.Tensor]] = field(default_factory=dict)
-
-    def __post_init__(self):
-        check_positive_int("every", self.every)
-
-    def due(self, step: int) -> bool:
-        """Whether ``step`` is a recording step."""
-        return step % self.every == 0
-
-    def record(self, step: int, **tensors: torch.Tensor) -> None:
-        """Store a snapshot of every named tensor at ``step`` (steps must increase)."""
-        if self.steps and step <= self.steps[-1]:
-            raise ValueError(f"step must increase; got {step} after {self.steps[-1]}")
-        if self.snapshots and set(tensors) != set(self.snapshots):
-            raise ValueError(f"record the same names each time: {sorted(self.snapshots)}; got "
-                             f"{sorted(tensors)}")
-        self.steps.append(step)
-        for name, value in tensors.items():
-            self.snapshots.setdefault(name, []).append(value.detach().clone())
-
-    def maybe_record(self, step: int, **tensors: torch.Tensor) -> bool:
-        """Record when :meth:`due`; return whether it did."""
-        if self.due(step):
-            self.record(step, **tensors)
-            return True
-        return False
-
-    def stack(self, name: str) -> torch.Tensor:
-        """All snapshots of ``name`` stacked along a new first dimension: ``(S, ...)``."""
-        if name not in self.snapshots:
-            raise ValueError(f"name must be one of {sorted(self.snapshots)}; got {name!r}")
-        return torch.stack(self.snapshots[name])
-
-    @property
-    def step_tensor(self) -> torch.Tensor:
-        """The recorded steps as a long tensor ``(S,)``."""
-        return torch.tensor(self.steps, dtype=torch.long)
 
 
 def condition_masks(conditions: tuple[str, ...] | list[str], dtype=torch.float64,

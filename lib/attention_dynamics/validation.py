@@ -54,3 +54,21 @@ def check_same_shape(**tensors: torch.Tensor) -> None:
     if len(set(shapes.values())) > 1:
         listed = ", ".join(f"{n} {s}" for n, s in shapes.items())
         raise ValueError(f"shapes must agree: {listed}")
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming ``name``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
+def check_tokens(tokens, max_len: int) -> torch.Tensor:
+    """Require a ``(B, T)`` int64 tensor with ``1 <= T <= max_len``."""
+    if not isinstance(tokens, torch.Tensor) or tokens.dtype != torch.int64 or tokens.ndim != 2:
+        raise ValueError(f"tokens must be a (B, T) int64 tensor; got "
+                         f"{getattr(tokens, 'dtype', type(tokens).__name__)} of shape "
+                         f"{tuple(getattr(tokens, 'shape', ()))}")
+    if not 1 <= tokens.shape[1] <= max_len:
+        raise ValueError(f"sequence length must be in 1..max_len={max_len}; got {tokens.shape[1]}")
+    return tokens

@@ -6,9 +6,9 @@
 - :mod:`~attention_dynamics.models.sizing` — parameter counts and capacity matching.
 """
 
-from .mlp import MLP, MLPConfig
-from .sizing import count_parameters
-from .transformer import Transformer, TransformerConfig, TransformerRecord
+from attention_dynamics.models.mlp import MLP, MLPConfig
+from attention_dynamics.models.sizing import count_parameters
+from attention_dynamics.models.transformer import Transformer, TransformerConfig, TransformerRecord
 
 __all__ = ["MLP", "MLPConfig", "Transformer", "TransformerConfig", "TransformerRecord",
            "count_parameters"]

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..validation import check_positive_int_fields
-from .mamba import check_tokens
+from attention_dynamics.validation import check_positive_int_fields, check_tokens
 
 
 @dataclass(frozen=True)

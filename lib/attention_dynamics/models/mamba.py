@@ -48,8 +48,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..runtime import check_choice
-from ..validation import check_float_tensor, check_positive_int_fields
+from attention_dynamics.validation import (
+    check_choice,
+    check_float_tensor,
+    check_positive_int_fields,
+    check_tokens,
+)
 
 SCANS = ("auto", "chunked", "sequential")
 
@@ -430,12 +434,3 @@ class Mamba(nn.Module):
         return logits
 
 
-def check_tokens(tokens, max_len: int) -> torch.Tensor:
-    """Require a ``(B, T)`` int64 tensor with ``1 <= T <= max_len``."""
-    if not isinstance(tokens, torch.Tensor) or tokens.dtype != torch.int64 or tokens.ndim != 2:
-        raise ValueError(f"tokens must be a (B, T) int64 tensor; got "
-                         f"{getattr(tokens, 'dtype', type(tokens).__name__)} of shape "
-                         f"{tuple(getattr(tokens, 'shape', ()))}")
-    if not 1 <= tokens.shape[1] <= max_len:
-        raise ValueError(f"sequence length must be in 1..max_len={max_len}; got {tokens.shape[1]}")
-    return tokens

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..validation import check_positive_int_fields
-from .transformer import TransformerConfig, init_normal_
+from attention_dynamics.models.transformer import TransformerConfig, init_normal_
+from attention_dynamics.validation import check_positive_int_fields
 
 
 @dataclass(frozen=True)

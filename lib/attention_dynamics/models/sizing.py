@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from ..validation import check_positive_int
+from attention_dynamics.validation import check_positive_int
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..attention import AttentionRecord, CausalSelfAttention
-from ..validation import check_positive_int_fields
+from attention_dynamics.attention import AttentionRecord, CausalSelfAttention
+from attention_dynamics.validation import check_positive_int_fields
 
 
 @dataclass(frozen=True)

@@ -35,14 +35,14 @@ from dataclasses import dataclass
 
 import torch
 
-from ..metrics import IGNORE_INDEX, TaskBatch, check_logits
-from ..validation import check_positive_int_fields
-from .bijection import random_permutations
+from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch, check_logits
+from attention_dynamics.tasks.bijection import random_permutations
+from attention_dynamics.validation import check_positive_int_fields
 
 
 @dataclass(frozen=True)
 class AssociativeRecallBatch(TaskBatch):
-    """A :class:`~attention_dynamics.metrics.TaskBatch` with the pairs behind it.
+    """A :class:`~attention_dynamics.tasks.base.TaskBatch` with the pairs behind it.
 
     Attributes:
         keys: ``(B, N)`` int64 stored keys (symbols ``0..n_keys-1``, not tokens), in order.
@@ -101,14 +101,14 @@ class AssociativeRecallTask:
         return self.n_keys + self.n_values + 2
 
     @property
-    def length(self) -> int:
+    def seq_len(self) -> int:
         """Tokens per sequence, ``2N + F + 1 + M``."""
         return 2 * self.n_pairs + self.n_filler + 1 + self.n_queries
 
     @property
     def query_positions(self) -> torch.Tensor:
         """``(M,)`` int64, the scored positions of the queried keys (the last ``M``)."""
-        return torch.arange(self.length - self.n_queries, self.length)
+        return torch.arange(self.seq_len - self.n_queries, self.seq_len)
 
     @property
     def value_tokens(self) -> torch.Tensor:
@@ -147,11 +147,11 @@ class AssociativeRecallTask:
         positions = self.query_positions.to(device)
         targets = torch.full_like(tokens, IGNORE_INDEX)
         targets[:, positions] = values.gather(1, queried) + self.n_keys
-        predictive = torch.zeros(batch_size, self.length, self.vocab_size, dtype=torch.float64,
+        predictive = torch.zeros(batch_size, self.seq_len, self.vocab_size, dtype=torch.float64,
                                  device=device)
         predictive[:, positions] = torch.nn.functional.one_hot(
             targets[:, positions], self.vocab_size).double()
-        entropy_bits = torch.zeros(batch_size, self.length, dtype=torch.float64, device=device)
+        entropy_bits = torch.zeros(batch_size, self.seq_len, dtype=torch.float64, device=device)
         return AssociativeRecallBatch(tokens=tokens, targets=targets, bayes_predictive=predictive,
                                       bayes_entropy_bits=entropy_bits, keys=keys, values=values,
                                       queried=queried)
@@ -165,8 +165,8 @@ class AssociativeRecallTask:
             tokens: ``(B, T)`` int64 sequences of this task's layout.
         """
         if (not isinstance(tokens, torch.Tensor) or tokens.dtype != torch.int64
-                or tokens.ndim != 2 or tokens.shape[1] != self.length):
-            raise ValueError(f"tokens must be a (B, {self.length}) int64 tensor; got "
+                or tokens.ndim != 2 or tokens.shape[1] != self.seq_len):
+            raise ValueError(f"tokens must be a (B, {self.seq_len}) int64 tensor; got "
                              f"{getattr(tokens, 'dtype', type(tokens).__name__)} of shape "
                              f"{tuple(getattr(tokens, 'shape', ()))}")
         stored_keys = tokens[:, 0:2 * self.n_pairs:2]  # (B, N)

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 
 import torch
 
-from ..bayes import entropy
-from ..metrics import IGNORE_INDEX, TaskBatch
+from attention_dynamics.bayes import entropy
+from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch
 
 
 @dataclass(frozen=True)
 class BijectionBatch(TaskBatch):
-    """A :class:`~attention_dynamics.metrics.TaskBatch` with the bijections behind it.
+    """A :class:`~attention_dynamics.tasks.base.TaskBatch` with the bijections behind it.
 
     Attributes:
         bijections: ``(B, V)`` int64, row ``b`` maps key ``x`` to value ``bijections[b, x]``.
@@ -96,19 +96,19 @@ class BijectionTask:
         return 2 * self.n_symbols
 
     @property
-    def length(self) -> int:
+    def seq_len(self) -> int:
         """Tokens per sequence, ``2L - 1``."""
         return 2 * self.n_pairs - 1
 
     @property
     def query_positions(self) -> torch.Tensor:
         """``(L,)`` int64, the scored key positions ``0, 2, ..., 2L - 2``."""
-        return torch.arange(0, self.length, 2)
+        return torch.arange(0, self.seq_len, 2)
 
     @property
     def value_positions(self) -> torch.Tensor:
         """``(L - 1,)`` int64, the positions ``1, 3, ...`` of the value tokens in the input."""
-        return torch.arange(1, self.length, 2)
+        return torch.arange(1, self.seq_len, 2)
 
     @property
     def hypothesis_tokens(self) -> torch.Tensor:
@@ -146,10 +146,10 @@ class BijectionTask:
         targets[:, 0::2] = values + V
 
         posterior = self.posterior(keys, values)  # (B, L, V)
-        predictive = torch.zeros(batch_size, self.length, self.vocab_size, dtype=torch.float64,
+        predictive = torch.zeros(batch_size, self.seq_len, self.vocab_size, dtype=torch.float64,
                                  device=device)
         predictive[:, 0::2, V:] = posterior
-        entropy_bits = torch.zeros(batch_size, self.length, dtype=torch.float64, device=device)
+        entropy_bits = torch.zeros(batch_size, self.seq_len, dtype=torch.float64, device=device)
         entropy_bits[:, 0::2] = entropy(posterior, unit="bits")
         return BijectionBatch(tokens=tokens, targets=targets, bayes_predictive=predictive,
                               bayes_entropy_bits=entropy_bits, bijections=bijections, keys=keys,

@@ -38,13 +38,14 @@ from dataclasses import dataclass
 
 import torch
 
-from ..bayes import entropy, forward_filter
-from ..metrics import IGNORE_INDEX, TaskBatch
+from attention_dynamics.bayes import entropy, forward_filter
+from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch
+from attention_dynamics.validation import check_positive_int
 
 
 @dataclass(frozen=True)
 class HMMBatch(TaskBatch):
-    """A :class:`~attention_dynamics.metrics.TaskBatch` with the hidden model behind it.
+    """A :class:`~attention_dynamics.tasks.base.TaskBatch` with the hidden model behind it.
 
     Attributes:
         transition: ``(B, S, S)`` float64 grid-valued transition matrices (row = from-state).
@@ -68,7 +69,7 @@ class HMMFilteringTask:
     Attributes:
         n_states: ``S`` (at least 2).
         n_symbols: ``O``, or ``None`` for ``S``.
-        length: ``K``, observations per sequence (20 in the paper's training).
+        n_observations: ``K``, observations per sequence (20 in the paper's training).
         floor: the smallest probability of any matrix entry (0.05 in the paper).
         resolution: the grid step of the probabilities (0.01 in the paper). Both
             ``floor / resolution`` and ``(1 - n floor) / resolution`` for ``n = S, O`` must be
@@ -77,7 +78,7 @@ class HMMFilteringTask:
 
     n_states: int = 5
     n_symbols: int | None = None
-    length: int = 20
+    n_observations: int = 20
     floor: float = 0.05
     resolution: float = 0.01
 
@@ -88,8 +89,7 @@ class HMMFilteringTask:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 2:
                 raise ValueError(f"{name} must be an int >= 2; got {value!r}")
-        if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length < 1:
-            raise ValueError(f"length must be a positive int; got {self.length!r}")
+        check_positive_int("n_observations", self.n_observations)
         if not 0 < self.resolution < 1:
             raise ValueError(f"resolution must lie in (0, 1); got {self.resolution!r}")
         widest = max(self.n_states, self.n_symbols)
@@ -149,14 +149,14 @@ class HMMFilteringTask:
         return 3 + self.n_states**2 + self.n_states * self.n_symbols
 
     @property
-    def total_length(self) -> int:
+    def seq_len(self) -> int:
         """Tokens per sequence, ``prompt_length + K``."""
-        return self.prompt_length + self.length
+        return self.prompt_length + self.n_observations
 
     @property
     def query_positions(self) -> torch.Tensor:
         """``(K,)`` int64, the scored positions: one per observation."""
-        return torch.arange(self.prompt_length, self.total_length)
+        return torch.arange(self.prompt_length, self.seq_len)
 
     def grid_values(self) -> torch.Tensor:
         """``(n_grid,)`` float64, the probability each grid token stands for."""
@@ -192,7 +192,7 @@ class HMMFilteringTask:
         """
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int; got {batch_size!r}")
-        S, n_obs, K, device = self.n_states, self.n_symbols, self.length, generator.device
+        S, n_obs, K, device = self.n_states, self.n_symbols, self.n_observations, generator.device
         trans_units = self.random_rows((batch_size, S), S, generator)
         emit_units = self.random_rows((batch_size, S), n_obs, generator)
         transition = self.floor + trans_units.double() * self.resolution
@@ -226,10 +226,10 @@ class HMMFilteringTask:
         scored = slice(self.prompt_length, None)
         targets = torch.full_like(tokens, IGNORE_INDEX)
         targets[:, scored] = self.state_tokens.to(device)[states]
-        predictive = torch.zeros(batch_size, self.total_length, self.vocab_size,
+        predictive = torch.zeros(batch_size, self.seq_len, self.vocab_size,
                                  dtype=torch.float64, device=device)
         predictive[:, scored, self.state_tokens.to(device)] = posterior
-        entropy_bits = torch.zeros(batch_size, self.total_length, dtype=torch.float64,
+        entropy_bits = torch.zeros(batch_size, self.seq_len, dtype=torch.float64,
                                    device=device)
         entropy_bits[:, scored] = entropy(posterior, unit="bits")
         return HMMBatch(tokens=tokens, targets=targets, bayes_predictive=predictive,

@@ -34,9 +34,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..bayes import entropy, forward_filter, predict_next
-from ..runtime import check_choice
-from ..validation import check_float_tensor
+from attention_dynamics.bayes import entropy, forward_filter, predict_next
+from attention_dynamics.validation import check_choice, check_float_tensor
 
 N_SYMBOLS = 8
 """Alphabet size ``S``."""

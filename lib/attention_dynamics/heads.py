@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .attention import AttentionRecord, attention_forward
-from .gradients import AttentionGradients, closed_form_gradients
+from attention_dynamics.attention import AttentionRecord, attention_forward
+from attention_dynamics.gradients import AttentionGradients, closed_form_gradients
 
 
 @dataclass

@@ -27,54 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
-from .runtime import evaluation_mode
-
-IGNORE_INDEX = -100
-"""The ``targets`` value of positions that are not scored (PyTorch's default ``ignore_index``)."""
+from attention_dynamics.runtime import evaluation_mode
+from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch, check_logits
+from attention_dynamics.validation import check_choice
 
 LN2 = math.log(2.0)
-
-
-@dataclass(frozen=True)
-class TaskBatch:
-    """A batch of sequences with the exact Bayes answer at every scored position.
-
-    Attributes:
-        tokens: ``(B, T)`` int64 model input.
-        targets: ``(B, T)`` int64, the sampled answer at scored positions and
-            :data:`IGNORE_INDEX` elsewhere. The model's logits at position ``t`` are scored
-            against ``targets[:, t]`` (no shift: a task puts the answer where it is asked).
-        bayes_predictive: ``(B, T, vocab)`` float64, the exact Bayes predictive distribution of
-            the answer given ``tokens[:, :t + 1]`` at scored positions; zero rows elsewhere.
-        bayes_entropy_bits: ``(B, T)`` float64, the entropy of ``bayes_predictive`` in bits at
-            scored positions; zero elsewhere.
-    """
-
-    tokens: torch.Tensor
-    targets: torch.Tensor
-    bayes_predictive: torch.Tensor
-    bayes_entropy_bits: torch.Tensor
-
-    @property
-    def mask(self) -> torch.Tensor:
-        """``(B, T)`` bool, ``True`` at scored positions."""
-        return self.targets != IGNORE_INDEX
-
-    @property
-    def vocab_size(self) -> int:
-        """Size of the output vocabulary (the last dimension of ``bayes_predictive``)."""
-        return self.bayes_predictive.shape[-1]
-
-
-def check_logits(logits: torch.Tensor, batch: TaskBatch) -> torch.Tensor:
-    """Require float logits of shape ``(B, T, vocab)`` matching ``batch``."""
-    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
-        raise ValueError(f"logits must be a floating-point tensor; got {type(logits).__name__}")
-    if tuple(logits.shape) != tuple(batch.bayes_predictive.shape):
-        raise ValueError(f"logits must have shape (B, T, vocab) = "
-                         f"{tuple(batch.bayes_predictive.shape)}; got {tuple(logits.shape)}")
-    return logits
 
 
 def entropy_bits(logits: torch.Tensor) -> torch.Tensor:
@@ -177,3 +136,16 @@ def evaluate(model: Callable[[torch.Tensor], torch.Tensor], batches: list[TaskBa
             accumulator.add(check_logits(model(batch.tokens), batch), batch)
     return accumulator.report()
 
+
+LOSSES = ("sampled", "bayes")
+
+
+def sequence_loss(logits: torch.Tensor, batch: TaskBatch, loss: str = "sampled") -> torch.Tensor:
+    """Mean cross-entropy (nats) at ``batch``'s scored positions; ``logits`` ``(B, T, vocab)``."""
+    check_choice("loss", loss, LOSSES)
+    if loss == "sampled":
+        return nn.functional.cross_entropy(logits.flatten(0, 1), batch.targets.flatten(),
+                                           ignore_index=IGNORE_INDEX)
+    mask = batch.mask
+    log_probs = torch.log_softmax(logits[mask], dim=-1)
+    return -(batch.bayes_predictive[mask].to(log_probs.dtype) * log_probs).sum(-1).mean()

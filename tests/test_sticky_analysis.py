@@ -6,10 +6,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attention_dynamics import em_dynamics as ed
-from attention_dynamics import sticky_model as sm
-from attention_dynamics import training as tr
-from attention_dynamics.geometry import attention_drift
+from attention_dynamics.measures.geometry import attention_drift, class_means
+from attention_dynamics.measures.trajectories import first_step_below, path_summary, settling_step
+from attention_dynamics.sticky import analysis as ed
+from attention_dynamics.sticky import model as sm
+from attention_dynamics.sticky import training as tr
 
 F64 = torch.float64
 
@@ -26,7 +27,7 @@ def _batch(n_runs, length, seed=0, dtype=F64):
 def test_straight_path_has_straightness_and_persistence_one():
     t = torch.linspace(0, 1, 6, dtype=F64) ** 2          # uneven steps, one direction
     points = t[:, None] * torch.tensor([3.0, 4.0], dtype=F64)
-    summary = ed.path_summary(points)
+    summary = path_summary(points)
     assert summary.length.item() == pytest.approx(5.0, abs=1e-12)
     assert summary.displacement.item() == pytest.approx(5.0, abs=1e-12)
     assert summary.straightness.item() == pytest.approx(1.0, abs=1e-12)
@@ -37,29 +38,29 @@ def test_zigzag_and_batch_shapes():
     # right, up, right, up: length 4, displacement 2 sqrt 2, successive steps orthogonal
     zigzag = torch.tensor([[0, 0], [1, 0], [1, 1], [2, 1], [2, 2]], dtype=F64)
     back_and_forth = torch.tensor([[0, 0], [1, 0], [0, 0], [1, 0], [0, 0]], dtype=F64)
-    summary = ed.path_summary(torch.stack([zigzag, back_and_forth], dim=1))  # (S, 2, d)
+    summary = path_summary(torch.stack([zigzag, back_and_forth], dim=1))  # (S, 2, d)
     assert summary.length.tolist() == pytest.approx([4.0, 4.0])
     assert summary.straightness.tolist() == pytest.approx([2 * math.sqrt(2) / 4, 0.0])
     assert summary.persistence.tolist() == pytest.approx([0.0, -1.0])
-    still = ed.path_summary(torch.zeros(4, 3, 2, dtype=F64))
+    still = path_summary(torch.zeros(4, 3, 2, dtype=F64))
     assert still.straightness.isnan().all() and still.persistence.isnan().all()
     with pytest.raises(ValueError, match="points"):
-        ed.path_summary(torch.zeros(2, 3, dtype=F64))
+        path_summary(torch.zeros(2, 3, dtype=F64))
 
 
 def test_class_means():
     vectors = torch.arange(12, dtype=F64).view(2, 3, 2)
     labels = torch.tensor([[0, 1, 0], [2, 2, 2]])
-    means = ed.class_means(vectors, labels, 3)
+    means = class_means(vectors, labels, 3)
     torch.testing.assert_close(means[0, 0], vectors[0, [0, 2]].mean(0))
     torch.testing.assert_close(means[1, 2], vectors[1].mean(0))
     assert means[0, 2].isnan().all() and means[1, :2].isnan().all()
-    shared = ed.class_means(vectors, torch.tensor([1, 1, 0]), 2)  # one labelling for both
+    shared = class_means(vectors, torch.tensor([1, 1, 0]), 2)  # one labelling for both
     torch.testing.assert_close(shared[:, 0], vectors[:, 2])
     with pytest.raises(ValueError, match="labels"):
-        ed.class_means(vectors, torch.tensor([0, 1, 3]), 3)
+        class_means(vectors, torch.tensor([0, 1, 3]), 3)
     with pytest.raises(ValueError, match="labels"):
-        ed.class_means(vectors, labels.float(), 3)
+        class_means(vectors, labels.float(), 3)
 
 
 # ---- attention rows, snapshots, routing ----
@@ -97,8 +98,8 @@ def test_record_params_and_evaluate_snapshots():
 def test_first_step_below():
     steps = torch.tensor([0, 10, 20])
     series = torch.tensor([[3.0, 3.0], [2.0, 2.9], [1.0, 2.95]])
-    assert tr.first_step_below(steps, series, 2.5) == [10, None]
-    assert tr.first_step_below(steps, series, torch.tensor([1.5, 2.96])) == [20, 10]
+    assert first_step_below(steps, series, 2.5) == [10, None]
+    assert first_step_below(steps, series, torch.tensor([1.5, 2.96])) == [20, 10]
 
 
 def test_symbol_routing():
@@ -142,10 +143,10 @@ def test_settling_step():
     steps = torch.tensor([0, 10, 20, 30, 40])
     remaining = torch.tensor([[1.0, 1.0], [0.05, 0.6], [0.2, 0.4], [0.08, 0.3], [0.0, 0.0]],
                              dtype=F64)
-    assert ed.settling_step(steps, remaining, 0.1).tolist() == [30, 40]
-    assert ed.settling_step(steps, remaining, 0.5).tolist() == [10, 20]
+    assert settling_step(steps, remaining, 0.1).tolist() == [30, 40]
+    assert settling_step(steps, remaining, 0.5).tolist() == [10, 20]
     with pytest.raises(ValueError, match="level"):
-        ed.settling_step(steps, remaining, 1.5)
+        settling_step(steps, remaining, 1.5)
 
 
 # ---- linear response and curvature ----

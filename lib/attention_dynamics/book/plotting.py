@@ -15,9 +15,10 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 import seaborn as sns
 
-from .results import book_root
+from attention_dynamics.book.results import book_root
 
 FIGURES_DIR_VARIABLE = "ATTENTION_DYNAMICS_FIGURES"
 
@@ -60,3 +61,23 @@ def show_figure(name: str, fig: matplotlib.figure.Figure) -> Path:
         display(fig)
     plt.close(fig)
     return path
+
+
+def plot_seed_band(ax: matplotlib.axes.Axes, x, runs, color, label: str | None = None,
+                   alpha: float = 0.18, **line_style) -> None:
+    """The mean over runs as a line, and the band from the lowest to the highest run.
+
+    Args:
+        ax: where to draw.
+        x: ``(S,)`` the horizontal positions (e.g. steps).
+        runs: ``(S, R)`` array-like (NumPy, or a CPU tensor), one column per run (seed).
+        color: the colour of the line and of its band.
+        label: the legend entry of the line.
+        alpha: the band's opacity.
+        line_style: further keyword arguments of the line (``lw``, ``ls``, ...).
+    """
+    data = np.asarray(runs, dtype=float)
+    if data.ndim != 2 or data.shape[0] != len(x):
+        raise ValueError(f"runs must have shape (len(x), R) = ({len(x)}, R); got {data.shape}")
+    ax.plot(x, data.mean(axis=1), color=color, label=label, **line_style)
+    ax.fill_between(x, data.min(axis=1), data.max(axis=1), color=color, alpha=alpha, lw=0)

@@ -12,7 +12,7 @@ The authors' script also trains a multi-layer transformer on the same continuous
 with 4 layers, 4 heads, ``d_model = 64`` and dropout 0.1, trained full-batch with AdamW
 (learning rate 3e-4, weight decay 0.01, cosine decay to 0 over the run, gradient norm clipped
 at 1). PyTorch's default initialisation. The chapter's own model is the one-head
-:mod:`~attention_dynamics.sticky_model`; this module exists for the deep comparison, so it
+:mod:`~attention_dynamics.sticky.model`; this module exists for the deep comparison, so it
 differs from :mod:`~attention_dynamics.models.transformer` where the authors' model does
 (continuous inputs, LayerNorm, biases, no position table).
 
@@ -29,8 +29,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .runtime import evaluation_mode
-from .validation import check_float_tensor, check_positive_int_fields
+from attention_dynamics.runtime import evaluation_mode
+from attention_dynamics.validation import check_float_tensor, check_positive_int_fields
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Full-batch training of the batched one-head model, with per-run, per-group learning rates.
 
 A learning-rate *schedule* gives one learning rate per parameter group
-(:data:`~attention_dynamics.sticky_model.PARAM_NAMES`). Paper II compares two, applied to the
+(:data:`~attention_dynamics.sticky.model.PARAM_NAMES`). Paper II compares two, applied to the
 same gradient with plain gradient descent:
 
 - ``"sgd"``: 0.01 on every weight;
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .runtime import check_choice
-from .sticky_model import (
+from attention_dynamics.measures.trajectories import first_step_below
+from attention_dynamics.sticky.model import (
     PARAM_NAMES,
     HeadParams,
     check_batch,
@@ -30,7 +30,7 @@ from .sticky_model import (
     init_params,
     loss_and_grads,
 )
-from .tasks.sticky_chain import (
+from attention_dynamics.tasks.sticky_chain import (
     PAPER_SEEDS,
     SEQUENCE_LENGTH,
     BayesReference,
@@ -38,6 +38,7 @@ from .tasks.sticky_chain import (
     bayes_reference,
     sample_sticky_chain,
 )
+from attention_dynamics.validation import check_choice
 
 SCHEDULES: dict[str, dict[str, float]] = {
     "sgd": {"w_q": 0.01, "w_k": 0.01, "w_v": 0.01, "w_o": 0.01},
@@ -124,7 +125,7 @@ class TrainingHistory:
         weights: ``(M, R, N, N)`` attention weights, or ``None``.
         final_params: the weights after the last update.
         param_snapshots: the ``M`` snapshots of all the weights (one
-            :class:`~attention_dynamics.sticky_model.HeadParams` of ``R`` runs each), or ``None``.
+            :class:`~attention_dynamics.sticky.model.HeadParams` of ``R`` runs each), or ``None``.
     """
 
     steps: torch.Tensor
@@ -169,12 +170,12 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
     """Train ``R`` runs full-batch for ``steps`` updates; ``params`` is left unchanged.
 
     Every step computes each run's loss on all its ``N`` positions and the exact gradient
-    (:func:`~attention_dynamics.sticky_model.loss_and_grads`), then updates each weight with
+    (:func:`~attention_dynamics.sticky.model.loss_and_grads`), then updates each weight with
     its run's learning rate for that group: ``W -= lr * dL/dW`` (``"sgd"``, plain gradient
     descent, as the paper's SGD and EM-like runs) or Adam's step.
 
     Args:
-        params: initial weights of ``R`` runs (:func:`~attention_dynamics.sticky_model.init_params`).
+        params: initial weights of ``R`` runs (:func:`~attention_dynamics.sticky.model.init_params`).
         x: ``(R, N, d_x)`` inputs; ``targets``: ``(R, N)`` int64.
         schedules: one schedule (name in :data:`SCHEDULES` or a mapping group -> rate) for all
             runs, or a sequence of one per run.
@@ -244,15 +245,6 @@ def _history(records: list, snapshots: list, params: HeadParams) -> TrainingHist
                                             and weight_copies[0] is not None else None))
 
 
-def first_step_below(steps: torch.Tensor, series: torch.Tensor,
-                     threshold: float | torch.Tensor) -> list[int | None]:
-    """Per run, the first of ``steps`` ``(K,)`` at which ``series`` ``(K, R)`` is below
-    ``threshold`` (a number or one per run, ``(R,)``); ``None`` where it never is."""
-    below = series < torch.as_tensor(threshold, dtype=series.dtype, device=series.device)
-    first = below.int().argmax(dim=0)
-    return [int(steps[i]) if below[i, r] else None for r, i in enumerate(first.tolist())]
-
-
 def steps_to_reach(history: TrainingHistory, threshold: float | torch.Tensor) -> list[int | None]:
     """Per run, the first recorded step whose loss is below ``threshold`` (``None``: never).
 
@@ -303,7 +295,7 @@ def sticky_chain_experiment(seeds: Sequence[int] = PAPER_SEEDS,
     """Paper II's comparison: train every (seed, schedule) pair together, as the authors set it.
 
     Seed ``s`` fixes both its sequence (:func:`sticky_chain_data`) and its initial weights
-    (:func:`~attention_dynamics.sticky_model.init_params`), so the runs of one seed differ only
+    (:func:`~attention_dynamics.sticky.model.init_params`), so the runs of one seed differ only
     in their schedule. Sampling and the Bayes reference run on the CPU; training runs on
     ``device``. ``train_kwargs`` go to :func:`train` (``record_every``, ``optimizer``...).
     """

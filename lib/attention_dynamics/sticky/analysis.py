@@ -1,7 +1,7 @@
 """The EM reading of the sticky-chain head, measured: paths, settling, linear response, curvature.
 
-Measures for the one-head model of :mod:`~attention_dynamics.sticky_model` and the snapshots
-that :func:`~attention_dynamics.training.train` keeps (``record_params=True``):
+Measures for the one-head model of :mod:`~attention_dynamics.sticky.model` and the snapshots
+that :func:`~attention_dynamics.sticky.training.train` keeps (``record_params=True``):
 
 - **Paths** (:func:`path_summary`): a point that moves through ``d`` dimensions over ``S``
   snapshots has a path length (the sum of its step lengths), a net displacement, a
@@ -11,7 +11,7 @@ that :func:`~attention_dynamics.training.train` keeps (``record_params=True``):
   prototype per hidden symbol, whose paths are what Paper II's PCA pictures show.
 - **Settling** (:func:`frame_precision`): at every snapshot, how far the attention weights
   (mean total-variation distance between rows, via
-  :func:`~attention_dynamics.geometry.attention_drift`) and the value vectors (relative
+  :func:`~attention_dynamics.measures.geometry.attention_drift`) and the value vectors (relative
   Frobenius distance) still are from where training leaves them, and how much each changes
   per step. :func:`settling_step` reads off when each has come within a fraction of its final
   state, which is how "attention settles before the values" is measured.
@@ -34,76 +34,9 @@ from dataclasses import dataclass
 
 import torch
 
-from .geometry import attention_drift
-from .sticky_model import HeadParams, StepResult, check_batch, loss_and_grads
-from .validation import check_float_tensor
-
-
-@dataclass(frozen=True)
-class PathSummary:
-    """Shape measures of paths through ``d`` dimensions (``...`` is the batch shape).
-
-    Attributes:
-        length: ``(...)``, the sum of the step lengths ``sum_s |p_{s+1} - p_s|``.
-        displacement: ``(...)``, ``|p_last - p_first|``.
-        straightness: ``(...)``, ``displacement / length`` in ``[0, 1]``; ``nan`` for a path
-            that never moves.
-        persistence: ``(...)``, the mean over consecutive step pairs of the cosine between
-            them, in ``[-1, 1]`` (pairs with a zero step are left out; ``nan`` if none is left).
-    """
-
-    length: torch.Tensor
-    displacement: torch.Tensor
-    straightness: torch.Tensor
-    persistence: torch.Tensor
-
-
-def path_summary(points: torch.Tensor) -> PathSummary:
-    """Length, displacement, straightness and persistence of paths, in float64.
-
-    Args:
-        points: ``(S, ..., d)``, the position of each path at ``S >= 3`` snapshots, in order;
-            the dimensions between the first and the last index independent paths.
-    """
-    check_float_tensor("points", points, min_dim=2)
-    if points.shape[0] < 3:
-        raise ValueError(f"points must hold at least 3 snapshots along dim 0 (two steps, for "
-                         f"the persistence); got {points.shape[0]}")
-    data = points.double()
-    steps = data.diff(dim=0)                                      # (S - 1, ..., d)
-    step_norms = steps.norm(dim=-1)
-    length = step_norms.sum(dim=0)
-    displacement = (data[-1] - data[0]).norm(dim=-1)
-    straightness = torch.where(length > 0, displacement / length, torch.nan)
-    products = (steps[1:] * steps[:-1]).sum(dim=-1)
-    norms = step_norms[1:] * step_norms[:-1]
-    moving = norms > 0
-    cosines = torch.where(moving, products / norms.clamp_min(1e-300), 0.0)
-    persistence = cosines.sum(dim=0) / moving.sum(dim=0)          # nan where none moves
-    return PathSummary(length=length, displacement=displacement, straightness=straightness,
-                       persistence=persistence)
-
-
-def class_means(vectors: torch.Tensor, labels: torch.Tensor, n_classes: int) -> torch.Tensor:
-    """The mean vector of each class, ``(..., C, d)``.
-
-    Args:
-        vectors: ``(..., N, d)``.
-        labels: ``(..., N)`` int64 class indices in ``0..C-1``, with the batch shape of
-            ``vectors`` (or ``(N,)``, shared by every batch element).
-        n_classes: ``C``; a class that never occurs gets ``nan``.
-    """
-    check_float_tensor("vectors", vectors, min_dim=2)
-    if labels.dtype != torch.int64 or labels.shape[-1] != vectors.shape[-2]:
-        raise ValueError(f"labels must be int64 with last dim N={vectors.shape[-2]}; got "
-                         f"{labels.dtype} {tuple(labels.shape)}")
-    if not isinstance(n_classes, int) or n_classes < 1:
-        raise ValueError(f"n_classes must be a positive int; got {n_classes!r}")
-    if labels.numel() and (labels.min() < 0 or labels.max() >= n_classes):
-        raise ValueError(f"labels must lie in 0..{n_classes - 1}")
-    one_hot = torch.nn.functional.one_hot(labels, n_classes).to(vectors.dtype)   # (..., N, C)
-    counts = one_hot.sum(dim=-2).unsqueeze(-1)                                   # (..., C, 1)
-    return (one_hot.transpose(-1, -2) @ vectors) / counts
+from attention_dynamics.measures.geometry import attention_drift
+from attention_dynamics.sticky.model import HeadParams, StepResult, check_batch, loss_and_grads
+from attention_dynamics.validation import check_float_tensor
 
 
 def evaluate_snapshots(snapshots: Sequence[HeadParams], x: torch.Tensor,
@@ -125,7 +58,7 @@ def evaluate_snapshots(snapshots: Sequence[HeadParams], x: torch.Tensor,
 def attention_rows(params: HeadParams, x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
     """The causal attention weights of the queries ``rows`` only, ``(R, Q, N)``.
 
-    The same weights as :func:`~attention_dynamics.sticky_model.forward_record` gives in
+    The same weights as :func:`~attention_dynamics.sticky.model.forward_record` gives in
     those rows, without computing the other ``N - Q`` rows.
 
     Args:
@@ -261,32 +194,6 @@ def frame_precision(snapshots: Sequence[HeadParams], steps: torch.Tensor, x: tor
     )
 
 
-def settling_step(steps: torch.Tensor, remaining: torch.Tensor, level: float = 0.1
-                  ) -> torch.Tensor:
-    """Per run, the first snapshot step from which ``remaining`` stays at or below ``level``.
-
-    Args:
-        steps: ``(M,)`` snapshot steps.
-        remaining: ``(M, R)`` a distance to the final state relative to the initial one
-            (:class:`FramePrecision`'s ``*_remaining``); its last row is 0.
-        level: the fraction of the initial distance that counts as settled, in ``(0, 1)``.
-
-    Returns:
-        ``(R,)`` int64 steps (the last snapshot's step if only the end is within ``level``).
-    """
-    check_float_tensor("remaining", remaining, min_dim=2, max_dim=2)
-    if steps.shape != remaining.shape[:1]:
-        raise ValueError(f"steps must have shape ({remaining.shape[0]},) to match remaining; "
-                         f"got {tuple(steps.shape)}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1); got {level!r}")
-    above = remaining > level
-    # index of the last snapshot above the level, plus one (0 if none is above)
-    index = torch.arange(1, len(steps) + 1).unsqueeze(1)
-    first_settled = torch.where(above, index, 0).max(dim=0).values
-    return steps[first_settled.clamp(max=len(steps) - 1)]
-
-
 def _running_moments(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Causal running means ``(R, N, d)`` and covariances ``(R, N, d, d)`` of ``x_1..x_i``."""
     count = torch.arange(1, x.shape[1] + 1, dtype=x.dtype, device=x.device).view(1, -1, 1)
@@ -312,7 +219,7 @@ def linear_response_logits(params: HeadParams, x: torch.Tensor) -> tuple[torch.T
     Returns:
         ``(baseline, content)``, each ``(R, N, C)``: ``xbar_i W_V W_O`` and
         ``x_i M S_i W_V W_O``. Their sum approximates the logits of
-        :func:`~attention_dynamics.sticky_model.forward_record`.
+        :func:`~attention_dynamics.sticky.model.forward_record`.
     """
     check_batch(params, x)
     mean, cov = _running_moments(x.double())

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .attention import AttentionRecord, attention_forward
-from .validation import check_float_tensor
+from attention_dynamics.attention import AttentionRecord, attention_forward
+from attention_dynamics.validation import check_float_tensor
 
 PARAM_NAMES = ("w_q", "w_k", "w_v", "w_o")
 """The parameter groups, in the order they are drawn at initialisation."""

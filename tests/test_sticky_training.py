@@ -4,8 +4,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attention_dynamics import sticky_model as sm
-from attention_dynamics import training as tr
+from attention_dynamics.sticky import model as sm
+from attention_dynamics.sticky import training as tr
 
 
 def _batch(n_runs, length, seed=0, dtype=torch.float64):

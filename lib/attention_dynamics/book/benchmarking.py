@@ -11,19 +11,19 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .attention import attention_forward
-from .gradients import advantage, compatibility, value_gradient
-from .models.mamba import selective_scan_chunked, selective_scan_sequential
-from .models.transformer import Transformer, TransformerConfig
-from .problems import HeadProblem, sample_head_problem
-from .sticky_model import init_params, loss_and_grads
-from .tasks.sticky_chain import (
+from attention_dynamics.attention import attention_forward
+from attention_dynamics.gradients import advantage, compatibility, value_gradient
+from attention_dynamics.heads import HeadProblem, sample_head_problem
+from attention_dynamics.models.mamba import selective_scan_chunked, selective_scan_sequential
+from attention_dynamics.models.transformer import Transformer, TransformerConfig
+from attention_dynamics.sticky.model import init_params, loss_and_grads
+from attention_dynamics.tasks.sticky_chain import (
     bayes_log_predictive,
     sample_sticky_chain,
     symbol_means,
     transition_matrix,
 )
-from .timing import interleaved_median_seconds, median_seconds
+from attention_dynamics.timing import interleaved_median_seconds, median_seconds
 
 
 def routing_diagnostics(record, upstream: torch.Tensor) -> dict[str, torch.Tensor]:

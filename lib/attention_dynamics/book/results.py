@@ -22,13 +22,15 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import torch
 import yaml
 
-from . import __version__
-from .runtime import check_profile
+from attention_dynamics import __version__
+from attention_dynamics.runtime import check_profile
 
 RESULTS_DIR_VARIABLE = "ATTENTION_DYNAMICS_RESULTS"
 BUILD_ID_VARIABLE = "ATTENTION_DYNAMICS_BUILD_ID"
@@ -120,6 +122,21 @@ class Results:
             self.timing_metrics.append(name)
         _glue(name, number)
         return number
+
+    def record_all(self, values: Mapping[str, object], prefix: str = "") -> None:
+        """:meth:`record` each ``prefix + name`` of ``values`` (e.g. a notebook's settings)."""
+        for name, value in values.items():
+            self.record(prefix + name, value)
+
+    def record_spread(self, name: str, values) -> tuple[float, float, float]:
+        """Record the mean of ``values`` (one per seed) as ``name``, and its extremes as
+        ``name_min`` and ``name_max``; return the three."""
+        data = np.asarray(values.cpu() if isinstance(values, torch.Tensor) else values,
+                          dtype=float)
+        if data.ndim != 1 or data.size == 0:
+            raise ValueError(f"values must be a non-empty 1-D sequence; got shape {data.shape}")
+        return (self.record(name, data.mean()), self.record(f"{name}_min", data.min()),
+                self.record(f"{name}_max", data.max()))
 
     def as_dict(self) -> dict:
         """The results file's content."""

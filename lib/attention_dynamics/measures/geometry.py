@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .validation import check_float_tensor
+from attention_dynamics.validation import check_choice, check_float_tensor, check_positive_int
 
 
 def cosine_matrix(vectors: torch.Tensor) -> torch.Tensor:
@@ -46,24 +46,32 @@ def key_orthogonality(keys: torch.Tensor) -> torch.Tensor:
     return cosine_matrix(keys)[..., off_diagonal].abs().mean(-1)
 
 
-def class_means(vectors: torch.Tensor, labels: torch.Tensor, n_classes: int) -> torch.Tensor:
-    """Mean vector of each label, ``(..., n_classes, d)``, from ``vectors`` ``(..., N, d)``.
+def class_means(vectors: torch.Tensor, labels: torch.Tensor, n_classes: int,
+                missing: str = "nan") -> torch.Tensor:
+    """The mean vector of each class, ``(..., n_classes, d)``.
 
     Args:
-        vectors: ``(..., N, d)``, e.g. the keys at every position of every sequence of a batch,
-            flattened to ``N`` rows, for each of the leading (head) dimensions.
-        labels: ``(N,)`` int64 in ``0..n_classes-1``, e.g. the token at each of those positions;
-            every label must occur.
+        vectors: ``(..., N, d)``, e.g. the keys at every position of a batch flattened to ``N``
+            rows, for each of the leading (head) dimensions.
+        labels: ``(..., N)`` int64 class indices in ``0..n_classes-1``, with the batch shape of
+            ``vectors``, or ``(N,)``, shared by every batch element.
+        n_classes: a positive int.
+        missing: what a class that never occurs gets: ``"nan"`` (its mean is ``nan``) or
+            ``"error"`` (a ValueError).
     """
     check_float_tensor("vectors", vectors, min_dim=2)
-    if labels.ndim != 1 or labels.shape[0] != vectors.shape[-2]:
-        raise ValueError(f"labels must be (N,) with N={vectors.shape[-2]}; got "
-                         f"{tuple(labels.shape)}")
-    counts = torch.bincount(labels, minlength=n_classes)
-    if counts.shape[0] != n_classes or (counts == 0).any():
-        raise ValueError(f"labels must take every value in 0..{n_classes - 1} and nothing else")
-    one_hot = torch.nn.functional.one_hot(labels, n_classes).to(vectors.dtype)
-    return (one_hot.T @ vectors) / counts.to(vectors.dtype)[:, None]
+    check_choice("missing", missing, ("nan", "error"))
+    if labels.dtype != torch.int64 or labels.shape[-1] != vectors.shape[-2]:
+        raise ValueError(f"labels must be int64 with last dim N={vectors.shape[-2]}; got "
+                         f"{labels.dtype} {tuple(labels.shape)}")
+    check_positive_int("n_classes", n_classes)
+    if labels.numel() and (labels.min() < 0 or labels.max() >= n_classes):
+        raise ValueError(f"labels must lie in 0..{n_classes - 1}")
+    one_hot = torch.nn.functional.one_hot(labels, n_classes).to(vectors.dtype)   # (..., N, C)
+    counts = one_hot.sum(dim=-2).unsqueeze(-1)                                   # (..., C, 1)
+    if missing == "error" and (counts == 0).any():
+        raise ValueError(f"labels must take every value in 0..{n_classes - 1}")
+    return (one_hot.transpose(-1, -2) @ vectors) / counts
 
 
 def query_key_alignment(q: torch.Tensor, k: torch.Tensor, query_positions: torch.Tensor,

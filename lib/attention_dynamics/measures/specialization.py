@@ -34,9 +34,14 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .gradients import advantage, projection_gradient, value_gradient
-from .toy_routing import cross_entropy_hvp, cross_entropy_upstream
-from .validation import check_float_tensor
+from attention_dynamics.gradients import (
+    advantage,
+    cross_entropy_hvp,
+    cross_entropy_upstream,
+    projection_gradient,
+    value_gradient,
+)
+from attention_dynamics.validation import check_float_tensor
 
 
 def _check_groups(groups, n_queries: int, n_groups: int) -> torch.Tensor:
@@ -201,7 +206,7 @@ def advantage_change(weights: torch.Tensor, upstream: torch.Tensor, values: torc
     subtracts each row's ``alpha``-weighted mean from ``C``. The first term is the *value
     feedback* (error signals held fixed); the second, present only when ``delta_upstream`` is
     given, is the *curvature* term from the change of ``u`` (see
-    :func:`~attention_dynamics.toy_routing.cross_entropy_hvp`).
+    :func:`~attention_dynamics.gradients.cross_entropy_hvp`).
 
     Shapes: weights ``(..., N, M)``; upstream and delta_upstream ``(..., N, d_v)``; values and
     delta_values ``(..., M, d_v)``. Returns ``(..., N, M)``.

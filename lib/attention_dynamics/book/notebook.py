@@ -1,0 +1,52 @@
+"""One set-up call at the top of every notebook.
+
+:func:`setup_notebook` does what every notebook of the book needs before its first
+computation, so that the policy is the same everywhere: the device resolved, every random
+number generator seeded, the results file opened (its wall clock starts), the figure style
+set, and one CPU thread.
+
+One thread because the book's models and problems are small: on the two-core machines the
+book is built on, threads mostly wait for each other at every small operation (and stall when
+the build runs two notebooks side by side), and a single thread fixes the order of
+floating-point sums, so that a seed fixes every number.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+from attention_dynamics.book.plotting import use_book_style
+from attention_dynamics.book.results import Results
+from attention_dynamics.runtime import resolve_device, seed_everything
+
+
+class NotebookSetup(NamedTuple):
+    """What :func:`setup_notebook` returns; unpack it as ``device, generator, results``."""
+
+    device: torch.device
+    generator: torch.Generator
+    results: Results
+
+
+def setup_notebook(notebook: str, profile: str, device: str, seed: int) -> NotebookSetup:
+    """Prepare a notebook run from its papermill parameters.
+
+    Args:
+        notebook: the notebook's file stem (it names the results file).
+        profile: ``"quick"`` or ``"paper"``.
+        device: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+        seed: a non-negative int; seeds Python, NumPy and torch, and the returned generator.
+
+    Returns:
+        The resolved device, a generator on it seeded with ``seed``, and the notebook's
+        :class:`~attention_dynamics.book.results.Results`.
+    """
+    resolved = resolve_device(device)
+    generator = seed_everything(seed, resolved)
+    results = Results(notebook, profile, resolved, seed)
+    use_book_style()
+    if resolved.type == "cpu":
+        torch.set_num_threads(1)
+    return NotebookSetup(resolved, generator, results)

@@ -1,0 +1,62 @@
+"""The numbers the papers report, typed once, with where they come from.
+
+Paper I is *The Bayesian Geometry of Transformer Attention* (arXiv 2512.22471; its numbers vary
+between versions v1-v3, and the version is given where it matters); Paper II is *Gradient
+Dynamics of Attention: How Cross-Entropy Sculpts Bayesian Manifolds* (arXiv 2512.22473).
+Notebooks, the reproduction report and the tests read them from here, so a number quoted in
+two places cannot drift apart.
+
+Each entry is a :class:`PaperNumber`: a value that a rule can compare against (``None`` for a
+qualitative claim), the text the paper gives, and the source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PaperNumber:
+    """One reported number.
+
+    Attributes:
+        value: the number as a float, in the units of the book's metric (bits, a fraction of
+            1, steps, a ratio); a representative value where the paper gives a range; ``None``
+            where the paper reports nothing or only a qualitative statement.
+        text: what the paper states, as the book quotes it (e.g. ``"3e-3 to 7e-3"``).
+        source: paper, version and section or figure.
+    """
+
+    value: float | None
+    text: str
+    source: str
+
+
+STICKY_CHAIN = {
+    "em_steps_to_sgd_final": PaperNumber(430, "about 430 of 1000", "Paper II, sticky chain"),
+    "em_speedup": PaperNumber(2.3, "2.3×", "Paper II, sticky chain"),
+}
+"""Paper II's one quantitative experiment (EM-like against SGD on the sticky chain)."""
+
+ENTROPY_MAE_BITS = {
+    ("transformer", "bijection"): PaperNumber(5e-3, "3e-3 to 7e-3", "Paper I, bijection (V = 20)"),
+    ("transformer", "hmm"): PaperNumber(0.049, "7.5e-5 (v1), 0.049 (v3)", "Paper I, HMM v1 and v3"),
+    ("mamba", "bijection"): PaperNumber(0.010, "0.010", "Paper I v3, architecture comparison"),
+    ("mamba", "hmm"): PaperNumber(0.024, "0.024", "Paper I v3, architecture comparison"),
+    ("lstm", "bijection"): PaperNumber(0.009, "0.009", "Paper I v3, architecture comparison"),
+    ("lstm", "hmm"): PaperNumber(0.41, "0.41", "Paper I v3, architecture comparison"),
+    ("mlp", "bijection"): PaperNumber(1.85, "about 1.85", "Paper I, MLP control (V = 20)"),
+    ("mlp", "hmm"): PaperNumber(None, "not reported", "Paper I"),
+}
+"""Entropy MAE (bits) by (architecture, task), as Paper I reports it."""
+
+RECALL_ACCURACY = {
+    "transformer": PaperNumber(1.0, "100%", "Paper I v3, associative recall"),
+    "mamba": PaperNumber(0.978, "97.8%", "Paper I v3, associative recall"),
+    "lstm": PaperNumber(0.005, "0.5%", "Paper I v3, associative recall"),
+    "mlp": PaperNumber(None, "not reported", "Paper I v3"),
+}
+"""Associative-recall accuracy (fraction of queries) by architecture."""
+
+VALUE_MANIFOLD_PC1_SHARE = PaperNumber(0.87, "84-90 %", "Paper I, value manifold")
+"""Share of variance on PC1 of the final-layer representations (the middle of the range)."""

@@ -1,0 +1,15 @@
+"""What the book measures of a model, each module one kind of measurement.
+
+- :mod:`~attention_dynamics.measures.metrics` — a model's predictive against the exact Bayes
+  predictive (entropy MAE, KL, in bits) and the training losses on a task batch;
+- :mod:`~attention_dynamics.measures.geometry` — PCA, key frames, query-key alignment,
+  manifold-entropy correlation, attention and representation drift;
+- :mod:`~attention_dynamics.measures.trajectories` — snapshots over training, first crossing,
+  settling, path shape;
+- :mod:`~attention_dynamics.measures.specialization` — chapter 2's value update, its feedback
+  on routing, routing and prototype specialization;
+- :mod:`~attention_dynamics.measures.routing_probes` — which stored pair a query reads
+  (mixing weights, input attributions), the last layer's representations;
+- :mod:`~attention_dynamics.measures.scan_gradients` — the routing gradients of a selective
+  scan and of softmax scores.
+"""
