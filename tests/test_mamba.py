@@ -19,16 +19,6 @@ from attention_dynamics.models.transformer import Transformer, TransformerConfig
 from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
 from attention_dynamics.tasks.associative_recall import AssociativeRecallTask, recall_accuracy
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """These tensors are small: one intra-op thread is as fast, and far faster on a busy CPU."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
                                                                reason="no CUDA device"))]
 
