@@ -7,7 +7,7 @@ DEVICE ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test lint clean browser paper-gpu
+.PHONY: book test test-fast lint clean browser paper-gpu
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ book: $(STAMP)
 test: $(STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# The inner loop (about a minute): ruff and every test that neither executes a notebook nor
+# builds the book (identities, tasks, models, training, measures, validation).
+test-fast: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not slow"
 
 # Debian's Chromium for the browser test (no browser download); skipped where apt is unavailable.
 browser:

@@ -1,4 +1,5 @@
-"""Shared fixtures: one full build of the book per test session, reused by the slow tests."""
+"""Shared fixtures: the build runner, one full build of the book per test session (reused by the
+slow tests), and one CPU thread for the whole session."""
 
 import json
 import subprocess
@@ -9,13 +10,18 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
 
 
-def run_build(*args: str, root: Path = ROOT) -> subprocess.CompletedProcess:
+def _run_build(*args: str, root: Path = ROOT) -> subprocess.CompletedProcess:
     """Run the book build script of the tree ``root`` with ``args``; capture its output."""
     return subprocess.run([sys.executable, str(root / "scripts" / "build_book.py"), *args],
                           cwd=root, text=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def run_build():
+    """``run_build(*args, root=ROOT)``: run the book build script of a tree, capture its output."""
+    return _run_build
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -32,7 +38,7 @@ def _one_thread():
 def built_book(tmp_path_factory) -> Path:
     """The output folder of one complete ``quick`` build (notebooks executed, HTML rendered)."""
     output = tmp_path_factory.mktemp("book")
-    completed = run_build("--profile", "quick", "--device", "cpu", "--output", str(output))
+    completed = _run_build("--profile", "quick", "--device", "cpu", "--output", str(output))
     assert completed.returncode == 0, completed.stdout[-5000:] + completed.stderr[-5000:]
     return output
 

@@ -5,10 +5,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_build
 
 from attention_dynamics.book.results import book_notebooks
 
+ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 NOTEBOOKS = book_notebooks(ROOT / "_toc.yml")
 REQUIRED = {"notebook", "profile", "device", "seed", "wall_time_s", "metrics"}
@@ -56,7 +56,7 @@ def test_executed_notebooks_are_build_products(built_book):
     assert "notebooks/*.ipynb" in (ROOT / ".gitignore").read_text().splitlines()
 
 
-def test_same_seed_gives_the_same_results(results, tmp_path):
+def test_same_seed_gives_the_same_results(results, tmp_path, run_build):
     completed = run_build("--only", "score_gradient", "--device", "cpu", "--output", str(tmp_path))
     assert completed.returncode == 0, completed.stderr[-3000:]
     again = json.loads((tmp_path / "results" / "score_gradient.json").read_text())
@@ -89,7 +89,7 @@ def _previous_build(output: Path) -> Path:
     return sentinel
 
 
-def test_a_failing_notebook_is_named_and_the_old_book_stays(tmp_path):
+def test_a_failing_notebook_is_named_and_the_old_book_stays(tmp_path, run_build):
     root = _copy_tree(tmp_path)
     notebook = root / "notebooks" / "score_gradient.py"
     notebook.write_text(notebook.read_text().replace(
@@ -103,7 +103,7 @@ def test_a_failing_notebook_is_named_and_the_old_book_stays(tmp_path):
     assert (tmp_path / "out" / "results" / "score_gradient.json").read_text() == "{}"
 
 
-def test_a_warning_in_the_book_fails_the_build_and_the_old_book_stays(tmp_path):
+def test_a_warning_in_the_book_fails_the_build_and_the_old_book_stays(tmp_path, run_build):
     root = _copy_tree(tmp_path)
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
                                    "  - file: book/broken\n")
@@ -116,7 +116,7 @@ def test_a_warning_in_the_book_fails_the_build_and_the_old_book_stays(tmp_path):
     assert sentinel.read_text() == "the last good book"
 
 
-def test_an_unknown_profile_is_refused_with_the_allowed_values():
+def test_an_unknown_profile_is_refused_with_the_allowed_values(run_build):
     completed = run_build("--profile", "fast")
     assert completed.returncode == 2
     assert "invalid choice: 'fast'" in completed.stderr and "'quick', 'paper'" in completed.stderr

@@ -1,10 +1,10 @@
 """Reading the table of contents: which notebooks the build runs, and in which groups."""
 
-from conftest import ROOT, run_build
+from pathlib import Path
 
 from attention_dynamics.book.results import book_notebook_parts, book_notebooks
 
-
+ROOT = Path(__file__).resolve().parents[1]
 def test_the_chapters_come_first_and_the_reports_after_them():
     parts = book_notebook_parts(ROOT / "_toc.yml")
     assert [name for part in parts for name in part] == book_notebooks(ROOT / "_toc.yml")
@@ -21,7 +21,7 @@ def test_a_toc_without_parts_is_one_group(tmp_path):
     assert book_notebook_parts(toc) == [["a", "b"]]
 
 
-def test_the_build_refuses_a_number_of_jobs_below_one():
+def test_the_build_refuses_a_number_of_jobs_below_one(run_build):
     completed = run_build("--jobs", "0")
     assert completed.returncode == 2
     assert "--jobs" in completed.stderr and "must be a positive int" in completed.stderr

@@ -2,15 +2,23 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
 from attention_dynamics.measures.metrics import evaluate, kl_to_bayes_bits, score_logits, sequence_loss
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig
 from attention_dynamics.runtime import seed_everything
-from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
-from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch
+from attention_dynamics.sequence_training import (
+    SequenceTrainingConfig,
+    geometric_checkpoints,
+    held_out_batches,
+    train_sequence_model,
+)
+from attention_dynamics.tasks.associative_recall import AssociativeRecallTask
+from attention_dynamics.tasks.base import IGNORE_INDEX, Task, TaskBatch
 from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
+from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
 TASK = BijectionTask(4)
 SHORT = SequenceTrainingConfig(steps=250, batch_size=64, lr=1e-2, warmup_steps=20)
@@ -111,3 +119,53 @@ def test_config_validation_and_schedule():
         SequenceTrainingConfig(steps=1, batch_size=0)
     with pytest.raises(ValueError, match="loss"):
         SequenceTrainingConfig(steps=1, batch_size=1, loss="l2")
+
+
+def test_geometric_checkpoints_start_at_zero_end_at_the_last_step_and_thin_out():
+    steps = geometric_checkpoints(1000, 8)
+    assert steps[0] == 0 and steps[1] == 10 and steps[-1] == 1000
+    assert steps == sorted(set(steps))
+    gaps = np.diff(steps[1:])
+    assert (gaps[1:] >= gaps[:-1]).all()  # later checkpoints are sparser
+    assert geometric_checkpoints(5, 3, first=1) == [0, 1, 2, 5]
+    with pytest.raises(ValueError, match="steps must be a positive int"):
+        geometric_checkpoints(0, 3)
+
+
+def test_held_out_batches_repeat_with_their_seed_and_differ_between_seeds():
+    first = held_out_batches(TASK, 2, 8, seed=3)
+    again = held_out_batches(TASK, 2, 8, seed=3)
+    other = held_out_batches(TASK, 2, 8, seed=4)
+    assert len(first) == 2 and first[0].tokens.shape == (8, TASK.seq_len)
+    assert all(torch.equal(a.tokens, b.tokens) for a, b in zip(first, again, strict=True))
+    assert not torch.equal(first[0].tokens, other[0].tokens)
+    assert not torch.equal(first[0].tokens, first[1].tokens)
+    with pytest.raises(ValueError, match="n_batches"):
+        held_out_batches(TASK, 0, 8, seed=3)
+
+
+def test_load_checkpoint_restores_the_kept_weights():
+    model = _transformer(torch.Generator().manual_seed(0))
+    config = SequenceTrainingConfig(steps=3, batch_size=4, lr=1e-2, warmup_steps=1)
+    history = train_sequence_model(model, TASK, config, torch.Generator().manual_seed(1),
+                                   checkpoint_steps=[0, 3])
+    trained = {k: v.clone() for k, v in model.state_dict().items()}
+    restored = history.load_checkpoint(model, 0)
+    assert restored is model and not model.training
+    changed = [k for k, v in model.state_dict().items() if not torch.equal(v, trained[k])]
+    assert changed  # the initial weights differ from the trained ones
+    history.load_checkpoint(model, 3)
+    assert all(torch.equal(v, trained[k]) for k, v in model.state_dict().items())
+    with pytest.raises(ValueError, match="step must be a kept checkpoint"):
+        history.load_checkpoint(model, 2)
+
+
+def test_every_wind_tunnel_keeps_the_task_contract():
+    for task in (TASK, HMMFilteringTask(3, n_observations=4, resolution=0.05),
+                 AssociativeRecallTask(n_pairs=3, n_keys=5, n_values=4, n_queries=2)):
+        assert isinstance(task, Task)
+        batch = task.sample(2, torch.Generator().manual_seed(0))
+        assert batch.tokens.shape == (2, task.seq_len)
+        assert batch.bayes_predictive.shape == (2, task.seq_len, task.vocab_size)
+        scored = batch.mask[0].nonzero().flatten()
+        assert torch.equal(scored, task.query_positions)

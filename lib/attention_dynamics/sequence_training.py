@@ -206,7 +206,7 @@ class ArchitectureRun:
         arch: the registry name.
         seed: the seed of the run (initial weights and training batches).
         n_parameters: trainable scalars of the model.
-        report: the :class:`~attention_dynamics.metrics.EntropyReport` against the Bayes
+        report: the :class:`~attention_dynamics.measures.metrics.EntropyReport` against the Bayes
             predictive (bits); on associative recall the Bayes entropy is 0 everywhere.
         accuracy: on associative recall, the fraction of queries answered by the argmax;
             ``None`` on other tasks.
@@ -233,7 +233,7 @@ def train_and_evaluate(config, task, training: SequenceTrainingConfig, seed: int
     two architectures given the same seed see the same batches.
 
     Args:
-        config: a registered config (see :func:`architecture_config`).
+        config: a registered config (see :func:`~attention_dynamics.models.registry.architecture_config`).
         task: a wind-tunnel task with ``sample(batch_size, generator)``.
         training: the optimiser's settings.
         seed: a non-negative int.

@@ -125,8 +125,9 @@ def settling_step(steps: torch.Tensor, remaining: torch.Tensor, level: float = 0
 
     Args:
         steps: ``(M,)`` snapshot steps.
-        remaining: ``(M, R)`` a distance to the final state relative to the initial one
-            (:class:`FramePrecision`'s ``*_remaining``); its last row is 0.
+        remaining: ``(M, R)`` a distance to the final state relative to the initial one (e.g.
+            :class:`~attention_dynamics.sticky.analysis.FramePrecision`'s ``*_remaining``);
+            its last row is 0.
         level: the fraction of the initial distance that counts as settled, in ``(0, 1)``.
 
     Returns:

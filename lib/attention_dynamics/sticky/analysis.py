@@ -3,18 +3,17 @@
 Measures for the one-head model of :mod:`~attention_dynamics.sticky.model` and the snapshots
 that :func:`~attention_dynamics.sticky.training.train` keeps (``record_params=True``):
 
-- **Paths** (:func:`path_summary`): a point that moves through ``d`` dimensions over ``S``
-  snapshots has a path length (the sum of its step lengths), a net displacement, a
-  *straightness* (displacement over length: 1 for a straight line, near 0 for a random walk)
-  and a *persistence* (the mean cosine between successive steps: 1 when every step continues
-  the last one). :func:`class_means` turns the ``N`` value vectors of a sequence into one
-  prototype per hidden symbol, whose paths are what Paper II's PCA pictures show.
+- **Paths** of the value prototypes: :func:`~attention_dynamics.measures.geometry.class_means`
+  turns the ``N`` value vectors of a sequence into one prototype per hidden symbol, and
+  :func:`~attention_dynamics.measures.trajectories.path_summary` measures their paths over the
+  snapshots (length, straightness, persistence), which is what Paper II's PCA pictures show.
 - **Settling** (:func:`frame_precision`): at every snapshot, how far the attention weights
   (mean total-variation distance between rows, via
   :func:`~attention_dynamics.measures.geometry.attention_drift`) and the value vectors (relative
   Frobenius distance) still are from where training leaves them, and how much each changes
-  per step. :func:`settling_step` reads off when each has come within a fraction of its final
-  state, which is how "attention settles before the values" is measured.
+  per step. :func:`~attention_dynamics.measures.trajectories.settling_step` reads off when
+  each has come within a fraction of its final state, which is how "attention settles before
+  the values" is measured.
 - **Linear response** (:func:`linear_response_logits`): to first order in the scores, around
   uniform attention, the head's logits are ``xbar_i W_V W_O + x_i M S_i W_V W_O`` with
   ``M = W_Q W_K^T / sqrt(d_k)`` and ``S_i`` the covariance of the inputs ``x_1..x_i``; how

@@ -1,0 +1,59 @@
+"""The notebooks' shared set-up and recording helpers."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from attention_dynamics.book.notebook import setup_notebook  # noqa: E402
+from attention_dynamics.book.plotting import plot_seed_band  # noqa: E402
+from attention_dynamics.book.results import Results  # noqa: E402
+
+
+def test_setup_notebook_seeds_opens_results_and_uses_one_thread(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_DYNAMICS_RESULTS", str(tmp_path))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        device, generator, results = setup_notebook("demo", "quick", "cpu", 5)
+        assert device == torch.device("cpu") and torch.get_num_threads() == 1
+        first = torch.rand(3, generator=generator)
+        assert torch.equal(first, torch.rand(3, generator=torch.Generator().manual_seed(5)))
+        assert results.notebook == "demo" and results.seed == 5 and results.profile == "quick"
+        assert results.directory == tmp_path
+    finally:
+        torch.set_num_threads(before)
+    with pytest.raises(ValueError, match="profile"):
+        setup_notebook("demo", "fast", "cpu", 0)
+    with pytest.raises(ValueError, match="seed"):
+        setup_notebook("demo", "quick", "cpu", -1)
+
+
+def test_record_all_and_record_spread(tmp_path):
+    res = Results("demo", "quick", "cpu", 0, directory=tmp_path)
+    res.record_all({"steps": 100, "lr": 0.5}, prefix="train_")
+    assert res.metrics == {"train_steps": 100.0, "train_lr": 0.5}
+    assert res.record_spread("mae", torch.tensor([0.25, 0.5, 1.5])) == (0.75, 0.25, 1.5)
+    assert res.metrics["mae_min"] == 0.25 and res.metrics["mae_max"] == 1.5
+    with pytest.raises(ValueError, match="already recorded"):
+        res.record_spread("mae", [1.0])
+    with pytest.raises(ValueError, match="non-empty 1-D"):
+        res.record_spread("empty", [])
+
+
+def test_plot_seed_band_draws_the_mean_and_the_extremes():
+    fig, ax = plt.subplots()
+    runs = np.array([[1.0, 3.0], [2.0, 6.0], [0.0, 0.0]])
+    plot_seed_band(ax, [0, 1, 2], runs, "C0", label="demo", lw=2)
+    line = ax.get_lines()[0]
+    assert line.get_label() == "demo" and line.get_linewidth() == 2
+    np.testing.assert_allclose(line.get_ydata(), [2.0, 4.0, 0.0])
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() == 0.0 and band.max() == 6.0
+    with pytest.raises(ValueError, match="runs must have shape"):
+        plot_seed_band(ax, [0, 1], runs, "C0")
+    plt.close(fig)
