@@ -30,6 +30,8 @@ import time
 import uuid
 from pathlib import Path
 
+import yaml
+
 from attention_dynamics.book.plotting import FIGURES_DIR_VARIABLE
 from attention_dynamics.book.results import (
     BUILD_ID_VARIABLE,
@@ -58,6 +60,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="execute only these notebooks (the book build is skipped)")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per cell")
+    parser.add_argument("--repository-url", default=os.environ.get("REPOSITORY_URL") or None,
+                        help="the public repository of the book (default $REPOSITORY_URL): "
+                             "adds a repository button to every page; none without it")
     parser.add_argument("--jobs", type=positive_int, default=available_cpus(),
                         help="chapter notebooks executed side by side (default: one per CPU)")
     return parser.parse_args(argv)
@@ -90,8 +95,11 @@ def available_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def stage_sources(stage: Path) -> Path:
-    """Copy the book's sources into a fresh ``stage/src``; return that folder."""
+def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
+    """Copy the book's sources into a fresh ``stage/src``; return that folder.
+
+    With ``repository_url``, the staged ``_config.yml`` gets the repository and its button.
+    """
     if stage.exists():
         shutil.rmtree(stage)
     src = stage / "src"
@@ -103,6 +111,12 @@ def stage_sources(stage: Path) -> Path:
         else:
             shutil.copy2(origin, src / name)
     (src / "notebooks").mkdir()
+    if repository_url:
+        config_path = src / "_config.yml"
+        config = yaml.safe_load(config_path.read_text())
+        config["repository"] = {"url": repository_url, "path_to_book": "", "branch": "main"}
+        config.setdefault("html", {})["use_repository_button"] = True
+        config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return src
 
 
@@ -210,7 +224,9 @@ def build(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     output = args.output.resolve()
     stage = output / ".stage"
-    src = stage_sources(stage)
+    if args.repository_url and not args.repository_url.startswith("https://"):
+        raise BuildError(f"--repository-url must start with https://; got {args.repository_url!r}")
+    src = stage_sources(stage, args.repository_url)
     results = stage / "results"
     os.environ[RESULTS_DIR_VARIABLE] = str(results)
     os.environ[BUILD_ID_VARIABLE] = uuid.uuid4().hex

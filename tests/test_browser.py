@@ -78,6 +78,13 @@ def served_book(built_book):
     server.shutdown()
 
 
+def _require_chromium():
+    if CHROMIUM is None:
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail("REQUIRE_BROWSER is set but no chromium is on the PATH")
+        pytest.skip("Chromium is not installed (make test installs it with apt where it can)")
+
+
 def _chapter_pages(built_book) -> list[str]:
     """Every page of the book, as paths relative to the HTML root."""
     html = built_book / "html"
@@ -86,10 +93,7 @@ def _chapter_pages(built_book) -> list[str]:
 
 
 def test_every_page_renders_in_chromium(built_book, served_book):
-    if CHROMIUM is None:
-        if os.environ.get("REQUIRE_BROWSER"):
-            pytest.fail("REQUIRE_BROWSER is set but no chromium is on the PATH")
-        pytest.skip("Chromium is not installed (make test installs it with apt where it can)")
+    _require_chromium()
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -127,3 +131,45 @@ def test_every_page_renders_in_chromium(built_book, served_book):
             page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
         browser.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("width", [390, 800, 1400])
+def test_navigation_works_at_every_width(served_book, width):
+    """Tap ☰ and "on this page", search, and follow "next", as a reader on that screen would."""
+    _require_chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(f"{served_book}/book/score_gradient.html", wait_until="load")
+        menu = page.locator(".primary-toggle:visible").first
+        menu.click()
+        if width < 992:  # narrow: the table of contents opens as a dialog
+            expect(page.locator("#pst-primary-sidebar-modal")).to_have_attribute("open", "")
+            expect(page.locator("#pst-primary-sidebar-modal a.reference").first).to_be_visible()
+            page.screenshot(path=str(SCREENSHOTS / f"menu_open_{width}px.png"))
+            page.keyboard.press("Escape")
+            expect(page.locator("#pst-primary-sidebar-modal")).not_to_have_attribute("open", "")
+            page.locator(".secondary-toggle:visible").first.click()
+            expect(page.locator("#pst-secondary-sidebar-modal")).to_have_attribute("open", "")
+            expect(page.locator("#pst-secondary-sidebar-modal nav a").first).to_be_visible()
+            page.keyboard.press("Escape")
+        else:  # wide: ☰ collapses the sidebar and brings it back
+            sidebar = page.locator("#pst-primary-sidebar")
+            expect(sidebar).to_have_class(re.compile(r"\bpst-sidebar-hidden\b"))
+            menu.click()
+            expect(sidebar).not_to_have_class(re.compile(r"\bpst-sidebar-hidden\b"))
+        page.locator(".search-button:visible, .search-button-field:visible").first.click()
+        search = page.locator("#pst-search-dialog")
+        expect(search).to_have_attribute("open", "")
+        search.locator("input").fill("advantage")
+        search.locator("input").press("Enter")
+        page.wait_for_url(re.compile(r"search\.html"))
+        expect(page.locator("#search-results a").first).to_be_visible(timeout=15000)
+        page.goto(f"{served_book}/book/score_gradient.html", wait_until="load")
+        page.locator("a.right-next").click()
+        page.wait_for_load_state("load")
+        assert not page.url.endswith("book/score_gradient.html")
+        browser.close()

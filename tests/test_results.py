@@ -1,6 +1,9 @@
 """Reading the table of contents: which notebooks the build runs, and in which groups."""
 
+import importlib.util
 from pathlib import Path
+
+import yaml
 
 from attention_dynamics.book.results import book_notebook_parts, book_notebooks
 
@@ -25,3 +28,22 @@ def test_the_build_refuses_a_number_of_jobs_below_one(run_build):
     completed = run_build("--jobs", "0")
     assert completed.returncode == 2
     assert "--jobs" in completed.stderr and "must be a positive int" in completed.stderr
+
+
+def test_the_repository_button_appears_only_with_a_repository_url(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
+    build_book = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_book)
+    plain = yaml.safe_load((build_book.stage_sources(tmp_path / "a") / "_config.yml").read_text())
+    assert "repository" not in plain and not plain["html"].get("use_repository_button")
+    assert "launch_buttons" not in plain
+    url = "https://github.com/example/book"
+    staged = yaml.safe_load((build_book.stage_sources(tmp_path / "b", url) / "_config.yml")
+                            .read_text())
+    assert staged["repository"]["url"] == url and staged["html"]["use_repository_button"]
+
+
+def test_the_build_refuses_a_repository_url_that_is_not_https(run_build):
+    completed = run_build("--repository-url", "github.com/example/book")
+    assert completed.returncode == 1
+    assert "--repository-url must start with https://" in completed.stderr

@@ -1,10 +1,10 @@
 """How close a sequence model's predictive distributions are to the exact Bayes predictive.
 
-This module fixes the contract between the wind-tunnel tasks, the models and the training
-loop, so that any architecture can be scored the same way:
+Any architecture is scored the same way, through the task contract of
+:mod:`~attention_dynamics.tasks.base`:
 
-- a task draws a :class:`TaskBatch` (tokens, targets, the exact Bayes predictive and its
-  entropy at the scored positions);
+- a task draws a :class:`~attention_dynamics.tasks.base.TaskBatch` (tokens, targets, the exact
+  Bayes predictive and its entropy at the scored positions);
 - a model maps tokens ``(B, T)`` int64 to logits ``(B, T, vocab)``;
 - :func:`evaluate` compares the two.
 
