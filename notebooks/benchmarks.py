@@ -38,19 +38,19 @@ from attention_dynamics.book.benchmarking import (
     sticky_step_benchmark,
     transformer_step_benchmark,
 )
+from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.results import (
     BUILD_START_VARIABLE,
-    Results,
     book_notebooks,
     book_root,
     load_build_results,
 )
+from attention_dynamics.book.verdicts import VERDICTS, Bound
 from attention_dynamics.models import TransformerConfig
-from attention_dynamics.runtime import resolve_device, select
+from attention_dynamics.runtime import select
 
-torch.set_num_threads(1)  # library and baseline alike: small ops, and no contention for cores
-dev = resolve_device(device)
-res = Results("benchmarks", profile, dev, seed)
+torch.set_num_threads(1)  # library and baseline alike, on any device: small ops, no contention
+dev, _, res = setup_notebook("benchmarks", profile, device, seed)
 settings = select(
     profile,
     quick=dict(repeats=9, diag_length=128, step_runs=10,
@@ -176,26 +176,18 @@ pd.Series(times, name="wall time (s)", dtype=float).to_frame()
 # is in seconds, against a goal of 15 minutes on two CPU cores.
 
 # %%
-GOALS = {"diagnostics overhead (diagnosed / plain step)": ("<=", 1.3),
-         "diagnostics vs per-score autograd": (">=", 50.0),
-         "sampler + exact predictive vs per-sequence loop": (">=", 20.0),
-         "transformer step, torch encoder / ours": (">=", 1.0),
-         "book regeneration until this notebook (s)": ("<=", 900.0)}
+GOALS = {"diagnostics overhead (diagnosed / plain step)": Bound(1.3),
+         "diagnostics vs per-score autograd": Bound(50.0, at_most=False),
+         "sampler + exact predictive vs per-sequence loop": Bound(20.0, at_most=False),
+         "transformer step, torch encoder / ours": Bound(1.0, at_most=False),
+         "book regeneration until this notebook (s)": Bound(900.0)}
 if "quick_book_wall_time_s" in res.metrics:
     rows["book regeneration until this notebook (s)"] = res.metrics["quick_book_wall_time_s"]
-
-
-def meets(name: str, value: float) -> str:
-    if name not in GOALS:
-        return ""
-    sign, bound = GOALS[name]
-    return "yes" if (value <= bound if sign == "<=" else value >= bound) else "no"
-
-
-summary = pd.DataFrame({"measured": rows,
-                        "goal": {name: f"{sign} {bound:g}" for name, (sign, bound) in GOALS.items()
-                                 if name in rows},
-                        "meets the goal": {name: meets(name, value) for name, value in rows.items()}})
+summary = pd.DataFrame({
+    "measured": rows,
+    "goal": {name: goal.describe() for name, goal in GOALS.items() if name in rows},
+    "meets the goal": {name: ("yes" if GOALS[name].judge(value) == VERDICTS[0] else "no")
+                       if name in GOALS else "" for name, value in rows.items()}})
 summary.fillna("")
 
 # %%

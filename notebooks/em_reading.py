@@ -40,27 +40,29 @@ import seaborn as sns
 import torch
 from myst_nb import glue
 
-from attention_dynamics.bayes import entropy
-from attention_dynamics.book.plotting import show_figure, use_book_style
-from attention_dynamics.book.results import Results
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.plotting import plot_seed_band, show_figure
 from attention_dynamics.measures.geometry import class_means, pca
 from attention_dynamics.measures.trajectories import first_step_below, path_summary, settling_step
-from attention_dynamics.runtime import resolve_device, seed_everything, select
+from attention_dynamics.runtime import select
 from attention_dynamics.sticky.analysis import (
     attention_rows,
+    attention_uniformity,
     evaluate_snapshots,
     frame_precision,
-    linear_response_logits,
+    linear_response_error,
     symbol_routing,
     value_curvature,
 )
 from attention_dynamics.sticky.deep import DeepConfig, DeepStickyTransformer, train_deep
-from attention_dynamics.sticky.model import forward_record, init_params
+from attention_dynamics.sticky.model import init_params
 from attention_dynamics.sticky.training import (
-    SCHEDULES,
+    BASE_LR,
+    scaled_schedule,
     steps_to_reach,
     sticky_chain_data,
     sticky_chain_experiment,
+    sticky_chain_heldout,
     train,
 )
 from attention_dynamics.tasks.sticky_chain import (
@@ -72,18 +74,12 @@ from attention_dynamics.tasks.sticky_chain import (
     transition_matrix,
 )
 
-torch_device = resolve_device(device)
-generator = seed_everything(seed, torch_device)
-res = Results("em_reading", profile, torch_device, seed)
-use_book_style()
-# One thread. The batched step is a few hundred small matrix products per update; on the
-# two-core machines this book is built on, two threads ran it in 73 ms per step of all ten runs
-# when the machine was otherwise idle but in 0.4 to 3.4 s when other jobs shared the cores
-# (threads wait for each other), against 110 to 160 ms with one thread in both conditions.
-torch.set_num_threads(1)
+# On one thread (a step is a few hundred small matrix products: two threads took 73 ms per
+# step of all ten runs on an idle two-core machine but 0.4 to 3.4 s on a shared one, one
+# thread 110 to 160 ms in both).
+dev, gen, res = setup_notebook("em_reading", profile, device, seed)
 
-T, STEPS, BASE_LR = 2000, 1000, SCHEDULES["sgd"]["w_q"]
-HELDOUT_OFFSET = 10_000  # held-out sequence of seed s: seed s + 10000, as the authors' deep run
+T, STEPS = 2000, 1000
 settings = select(
     profile,
     quick=dict(sweep_T=500, sweep_seeds=3, sweep_steps=1000,
@@ -96,16 +92,11 @@ settings = select(
                deep_steps=1000),
 )
 seeds = list(PAPER_SEEDS)
-heldout_seeds = [s + HELDOUT_OFFSET for s in seeds]
-res.record("sequence_length", T)
-res.record("train_steps", STEPS)
-res.record("n_seeds", len(seeds))
-res.record("sweep_sequence_length", settings["sweep_T"])
-res.record("sweep_n_seeds", settings["sweep_seeds"])
-res.record("sweep_steps", settings["sweep_steps"])
-res.record("adam_sequence_length", settings["adam_T"])
-res.record("adam_n_seeds", settings["adam_seeds"])
-res.record("adam_lr", settings["adam_lr"])
+res.record_all({"sequence_length": T, "train_steps": STEPS, "n_seeds": len(seeds)})
+res.record_all({"sequence_length": settings["sweep_T"], "n_seeds": settings["sweep_seeds"],
+                "steps": settings["sweep_steps"]}, prefix="sweep_")
+res.record_all({"sequence_length": settings["adam_T"], "n_seeds": settings["adam_seeds"],
+                "lr": settings["adam_lr"]}, prefix="adam_")
 settings
 
 # %% [markdown]
@@ -126,17 +117,10 @@ res.record("markov_lower_bound_text", conditional_entropy(P_text))
 res.record("uniform_loss", math.log(N_SYMBOLS))
 
 data = sticky_chain_data(seeds, T)
-heldout = sticky_chain_data(heldout_seeds, T)
+heldout = sticky_chain_heldout(seeds, T)           # seed s + 10000, as the authors' deep run
 bayes, bayes_heldout = bayes_reference(data), bayes_reference(heldout)
-
-
-def mean_nll(log_pred, targets):
-    """Mean over positions of -log p(target), per sequence."""
-    return -log_pred.gather(-1, targets.unsqueeze(-1)).squeeze(-1).mean(dim=-1)
-
-
-memoryless = mean_nll(memoryless_log_predictive(data.inputs, data.transition, data.means),
-                      data.targets)
+memoryless_log_pred = memoryless_log_predictive(data.inputs, data.transition, data.means)
+memoryless = -memoryless_log_pred.gather(-1, data.targets.unsqueeze(-1)).squeeze(-1).mean(dim=-1)
 res.record("bayes_optimal_loss", bayes.cross_entropy.mean())
 res.record("bayes_optimal_entropy", bayes.predictive_entropy.mean())
 res.record("bayes_optimal_accuracy", bayes.accuracy.mean())
@@ -177,7 +161,7 @@ _ = show_figure("fig_em_chain", fig)
 
 # %%
 start = time.perf_counter()
-exp = sticky_chain_experiment(seeds, T=T, steps=STEPS, device=torch_device, snapshot_every=10,
+exp = sticky_chain_experiment(seeds, T=T, steps=STEPS, device=dev, snapshot_every=10,
                               record_params=True)
 res.record("reproduction_seconds", time.perf_counter() - start, timing=True)
 history = exp.history
@@ -193,16 +177,16 @@ for name, runs in final.items():
         res.record(f"{name}_final_{metric}_std", values.std(unbiased=False))  # np.std, as theirs
 
 # Steps for each EM-like run to go below its own seed's SGD final loss...
-own = steps_to_reach(history, loss[-1, sgd_runs].repeat_interleave(2))
-em_steps = np.array([own[r] if own[r] is not None else STEPS for r in em_runs])
+# (a run that never gets there counts as STEPS)
+em_steps = np.array(steps_to_reach(history, loss[-1, sgd_runs].repeat_interleave(2),
+                                   never=STEPS))[em_runs]
 res.record("em_steps_to_sgd_final", em_steps.mean())
 res.record("em_speedup", STEPS / em_steps.mean())
 res.record("em_steps_min", em_steps.min())
 res.record("em_steps_max", em_steps.max())
-res.record("em_faster_seeds", sum(own[r] is not None and own[r] < STEPS for r in em_runs))
+res.record("em_faster_seeds", (em_steps < STEPS).sum())
 # ...and, as the authors' script counts, below the mean over seeds of SGD's final losses.
-pooled = steps_to_reach(history, loss[-1, sgd_runs].mean())
-pooled_steps = np.array([pooled[r] if pooled[r] is not None else STEPS for r in em_runs])
+pooled_steps = np.array(steps_to_reach(history, loss[-1, sgd_runs].mean(), never=STEPS))[em_runs]
 res.record("sgd_final_loss_pooled", loss[-1, sgd_runs].mean())
 res.record("em_steps_to_sgd_final_pooled", pooled_steps.mean())
 res.record("em_speedup_pooled", STEPS / pooled_steps.mean())
@@ -238,8 +222,8 @@ per_seed.round(4)
 # (seed $s + 10000$).
 
 # %%
-heldout_x = heldout.inputs[run_index].to(torch_device)
-heldout_y = heldout.targets[run_index].to(torch_device)
+heldout_x = heldout.inputs[run_index].to(dev)
+heldout_y = heldout.targets[run_index].to(dev)
 scored = evaluate_snapshots(history.param_snapshots, heldout_x, heldout_y)
 heldout_loss = scored.loss.cpu()                                       # (M, R)
 snap_steps = history.snapshot_steps
@@ -250,8 +234,9 @@ for name, runs in final.items():
     res.record(f"{name}_generalisation_gap", (heldout_loss[-1, runs] - loss[-1, runs]).mean())
     res.record(f"{name}_heldout_gap_to_bayes",
                (heldout_loss[-1, runs] - bayes_heldout.cross_entropy[run_index][runs]).mean())
-held_reach = first_step_below(snap_steps, heldout_loss, heldout_loss[-1, sgd_runs].repeat_interleave(2))
-held_steps = np.array([held_reach[r] if held_reach[r] is not None else STEPS for r in em_runs])
+held_steps = np.array(first_step_below(snap_steps, heldout_loss,
+                                       heldout_loss[-1, sgd_runs].repeat_interleave(2),
+                                       never=STEPS))[em_runs]
 res.record("em_heldout_steps_to_sgd_final", held_steps.mean())
 res.record("em_heldout_speedup", STEPS / held_steps.mean())
 res.record("em_heldout_faster_seeds", sum(s < STEPS for s in held_steps))
@@ -265,9 +250,8 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 3.9), sharey=True)
 for ax, series, xs, title in [(axes[0], loss, steps_axis, "training sequence"),
                               (axes[1], heldout_loss, snap_steps.numpy(), "held-out sequence")]:
     for name, runs in final.items():
-        data_ = series[:, runs].numpy()
-        ax.plot(xs, data_.mean(1), color=colours[name], lw=1.8, label=labels[name])
-        ax.fill_between(xs, data_.min(1), data_.max(1), color=colours[name], alpha=0.2, lw=0)
+        plot_seed_band(ax, xs, series[:, runs], colours[name], label=labels[name], alpha=0.2,
+                       lw=1.8)
     reference = bayes if series is loss else bayes_heldout
     ax.axhline(float(reference.cross_entropy.mean()), color="0.2", ls="--", lw=1,
                label="exact Bayes (mean over seeds)")
@@ -334,23 +318,19 @@ pd.DataFrame({name: {m: getattr(paths, m)[runs].mean().item()
 # divided by its value at the start; and the change of each per step. A run in which the frame
 # settles first has its attention curve reach zero well before its value curve. How uniform the
 # attention is at the end, how much of it goes to keys of the query's own hidden symbol
-# (`em_dynamics.symbol_routing`: 1 for uniform attention), and how
+# (`sticky.analysis.symbol_routing`: 1 for uniform attention), and how
 # well the first-order expansion of {prf:ref}`prop-linear-response` reproduces the logits tell
 # what kind of routing the head does.
 
 # %%
 rows = torch.arange(15, T - 1, 16)
-grid_x = data.inputs[run_index].to(torch_device)
+grid_x = data.inputs[run_index].to(dev)
 frames = frame_precision(history.param_snapshots, snap_steps, grid_x, rows)
-hidden = data.symbols[:, :-1][run_index].to(torch_device)
+hidden = data.symbols[:, :-1][run_index].to(dev)
 final_rows = attention_rows(history.final_params, grid_x, rows)
-uniformity = (entropy(final_rows.double()) / torch.log(rows.double().to(torch_device) + 1)).cpu()
-routing_ratio = symbol_routing(final_rows, rows.to(torch_device), hidden).cpu()
-baseline, content = linear_response_logits(history.final_params, grid_x)
-_, logits = forward_record(history.final_params, grid_x)
-actual_content = logits.double() - baseline
-linear_error = ((actual_content - content).flatten(1).norm(dim=1)
-                / actual_content.flatten(1).norm(dim=1)).cpu()
+uniformity = attention_uniformity(final_rows, rows).cpu()
+routing_ratio = symbol_routing(final_rows, rows.to(dev), hidden).cpu()
+linear_error = linear_response_error(history.final_params, grid_x).cpu()
 for name, runs in final.items():
     att_settle = settling_step(frames.steps, frames.attention_remaining[:, runs].cpu(), 0.5)
     val_settle = settling_step(frames.steps, frames.value_remaining[:, runs].cpu(), 0.5)
@@ -388,47 +368,38 @@ pd.DataFrame({name: {k.removeprefix(f"{name}_"): v for k, v in res.metrics.items
 sweep_seeds = seeds[: settings["sweep_seeds"]]
 sweep_T, sweep_steps = settings["sweep_T"], settings["sweep_steps"]
 multipliers = settings["multipliers"]
-
-
-def rates(routing=1.0, value=1.0, readout=1.0, scale=1.0):
-    """A schedule: the base rate times a multiplier per group."""
-    lr = BASE_LR * scale
-    return {"w_q": lr * routing, "w_k": lr * routing, "w_v": lr * value, "w_o": lr * readout}
-
-
-configs = {f"value x{m}": rates(value=m) for m in multipliers}
-configs |= {"routing x10": rates(routing=10), "readout x10": rates(readout=10),
-            "all x10": rates(scale=10), "EM-like, all x10": rates(value=10, scale=10)}
+configs = {f"value x{m}": scaled_schedule(value=m) for m in multipliers}
+configs |= {"routing x10": scaled_schedule(routing=10), "readout x10": scaled_schedule(readout=10),
+            "all x10": scaled_schedule(scale=10),
+            "EM-like, all x10": scaled_schedule(value=10, scale=10)}
 names = list(configs)
 sweep_data = sticky_chain_data(sweep_seeds, sweep_T)
-sweep_heldout = sticky_chain_data([s + HELDOUT_OFFSET for s in sweep_seeds], sweep_T)
+sweep_heldout = sticky_chain_heldout(sweep_seeds, sweep_T)
 n_s = len(sweep_seeds)
 sweep_index = torch.arange(n_s).repeat(len(names))
-sweep_x = sweep_data.inputs[sweep_index].to(torch_device)
-sweep_y = sweep_data.targets[sweep_index].to(torch_device)
-curvature = value_curvature(init_params(sweep_seeds, device=torch_device),
-                            sweep_data.inputs.to(torch_device)).cpu()
+sweep_x = sweep_data.inputs[sweep_index].to(dev)
+sweep_y = sweep_data.targets[sweep_index].to(dev)
+curvature = value_curvature(init_params(sweep_seeds, device=dev),
+                            sweep_data.inputs.to(dev)).cpu()
 edge = (2 / curvature / BASE_LR)
-res.record("value_edge_multiplier", edge.mean())
-res.record("value_edge_multiplier_min", edge.min())
-res.record("value_edge_multiplier_max", edge.max())
+res.record_spread("value_edge_multiplier", edge)
 res.record("value_edge_lr", (2 / curvature).mean())
 
 start = time.perf_counter()
-sweep = train(init_params([sweep_seeds[i] for i in sweep_index.tolist()], device=torch_device),
+sweep = train(init_params([sweep_seeds[i] for i in sweep_index.tolist()], device=dev),
               sweep_x, sweep_y, [configs[n] for n in names for _ in sweep_seeds], sweep_steps,
               snapshot_every=sweep_steps // 20, record_params=True)
 res.record("sweep_seconds", time.perf_counter() - start, timing=True)
 sweep_loss = sweep.loss.cpu()
 sweep_held = evaluate_snapshots(sweep.param_snapshots,
-                                sweep_heldout.inputs[sweep_index].to(torch_device),
-                                sweep_heldout.targets[sweep_index].to(torch_device)).loss.cpu()
+                                sweep_heldout.inputs[sweep_index].to(dev),
+                                sweep_heldout.targets[sweep_index].to(dev)).loss.cpu()
 block = {n: list(range(k * n_s, (k + 1) * n_s)) for k, n in enumerate(names)}
 reference = sweep_loss[-1, block["value x1"]].repeat(len(names))
-reached = steps_to_reach(sweep, reference)
+reached = steps_to_reach(sweep, reference, never=sweep_steps)
 rows_ = []
 for n in names:
-    counts = [reached[r] if reached[r] is not None else sweep_steps for r in block[n]]
+    counts = [reached[r] for r in block[n]]
     rows_.append({"config": n, "steps to SGD's final": np.mean(counts),
                   "speed-up": sweep_steps / np.mean(counts) if n != "value x1" else 1.0,
                   "final training loss": sweep_loss[-1, block[n]].mean().item(),
@@ -508,11 +479,8 @@ fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
 for name, runs in final.items():
     for series, ls, what in [(frames.attention_remaining, "-", "attention"),
                              (frames.value_remaining, "--", "values")]:
-        data_ = series[:, runs].cpu().numpy()
-        axes[0].plot(frames.steps, data_.mean(1), color=colours[name], ls=ls,
-                     label=f"{what}, {short[name]}")
-        axes[0].fill_between(frames.steps, data_.min(1), data_.max(1), color=colours[name],
-                             alpha=0.12, lw=0)
+        plot_seed_band(axes[0], frames.steps, series[:, runs].cpu(), colours[name],
+                       label=f"{what}, {short[name]}", alpha=0.12, ls=ls)
     mid = frames.steps[1:].numpy()
     axes[1].semilogy(mid, frames.attention_change[:, runs].cpu().mean(1), color=colours[name],
                      label=f"attention (TV per step), {short[name]}")
@@ -544,24 +512,23 @@ _ = show_figure("fig_em_frame_precision", fig)
 adam_seeds = seeds[: settings["adam_seeds"]]
 adam_T, adam_steps, adam_lr = settings["adam_T"], settings["adam_steps"], settings["adam_lr"]
 adam_data = sticky_chain_data(adam_seeds, adam_T)
-adam_heldout = sticky_chain_data([s + HELDOUT_OFFSET for s in adam_seeds], adam_T)
+adam_heldout = sticky_chain_heldout(adam_seeds, adam_T)
 adam_index = torch.arange(len(adam_seeds)).repeat(2)
-adam_schedules = [rates(scale=adam_lr / BASE_LR)] * len(adam_seeds) + \
-                 [rates(value=10, scale=adam_lr / BASE_LR)] * len(adam_seeds)
+adam_schedules = [scaled_schedule(scale=adam_lr / BASE_LR)] * len(adam_seeds) + \
+                 [scaled_schedule(value=10, scale=adam_lr / BASE_LR)] * len(adam_seeds)
 start = time.perf_counter()
-adam = train(init_params([adam_seeds[i] for i in adam_index.tolist()], device=torch_device),
-             adam_data.inputs[adam_index].to(torch_device),
-             adam_data.targets[adam_index].to(torch_device), adam_schedules, adam_steps,
+adam = train(init_params([adam_seeds[i] for i in adam_index.tolist()], device=dev),
+             adam_data.inputs[adam_index].to(dev),
+             adam_data.targets[adam_index].to(dev), adam_schedules, adam_steps,
              optimizer="adam", snapshot_every=adam_steps // 50, record_params=True)
 res.record("adam_seconds", time.perf_counter() - start, timing=True)
 adam_loss = adam.loss.cpu()
 adam_held = evaluate_snapshots(adam.param_snapshots,
-                               adam_heldout.inputs[adam_index].to(torch_device),
-                               adam_heldout.targets[adam_index].to(torch_device)).loss.cpu()
+                               adam_heldout.inputs[adam_index].to(dev),
+                               adam_heldout.targets[adam_index].to(dev)).loss.cpu()
 plain, split = list(range(len(adam_seeds))), list(range(len(adam_seeds), 2 * len(adam_seeds)))
-adam_reach = steps_to_reach(adam, adam_loss[-1, plain].repeat(2))
-adam_steps_em = np.array([adam_reach[r] if adam_reach[r] is not None else adam_steps
-                          for r in split])
+adam_steps_em = np.array(steps_to_reach(adam, adam_loss[-1, plain].repeat(2),
+                                        never=adam_steps))[split]
 res.record("adam_em_steps_to_adam_final", adam_steps_em.mean())
 res.record("adam_em_speedup", adam_steps / adam_steps_em.mean())
 for name, runs in (("adam", plain), ("adam_em", split)):
@@ -601,11 +568,11 @@ deep_rows = []
 for i, s in enumerate(deep_seeds):
     for multiplier in (1.0, 10.0):
         model = DeepStickyTransformer(DeepConfig(), torch.Generator().manual_seed(s))
-        model = model.to(torch_device)
-        run = train_deep(model, data.inputs[i:i + 1].to(torch_device),
-                         data.targets[i:i + 1].to(torch_device),
-                         heldout.inputs[i:i + 1].to(torch_device),
-                         heldout.targets[i:i + 1].to(torch_device),
+        model = model.to(dev)
+        run = train_deep(model, data.inputs[i:i + 1].to(dev),
+                         data.targets[i:i + 1].to(dev),
+                         heldout.inputs[i:i + 1].to(dev),
+                         heldout.targets[i:i + 1].to(dev),
                          settings["deep_steps"], value_lr_multiplier=multiplier)
         deep_rows.append({"seed": s, "value lr multiplier": multiplier,
                           "training loss": run.final_train.loss,

@@ -34,15 +34,12 @@ import pandas as pd
 import torch
 
 from attention_dynamics.book.benchmarking import diagnostics_benchmark
-from attention_dynamics.book.plotting import show_figure, use_book_style
-from attention_dynamics.book.results import Results
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.heads import gradient_errors, sample_head_problem
-from attention_dynamics.runtime import resolve_device, seed_everything, select
+from attention_dynamics.runtime import select
 
-dev = resolve_device(device)
-gen = seed_everything(seed, dev)
-res = Results("score_gradient", profile, dev, seed)
-use_book_style()
+dev, gen, res = setup_notebook("score_gradient", profile, device, seed)
 
 settings = select(
     profile,

@@ -43,24 +43,28 @@ import numpy as np
 import seaborn as sns
 import torch
 
-from attention_dynamics.book.plotting import show_figure, use_book_style
-from attention_dynamics.book.results import Results
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.plotting import plot_seed_band, show_figure
 from attention_dynamics.gradients import cross_entropy_upstream
 from attention_dynamics.measures.specialization import (
     dominant_group,
+    head_advantage,
     predicted_value_step,
     prototype_specialization,
+    reinforcement_index,
     responsibility_matrix,
     routing_specialization,
     sum_zero_basis,
     value_predictions,
     value_step_feedback,
 )
-from attention_dynamics.runtime import resolve_device, seed_everything, select
+from attention_dynamics.measures.trajectories import first_step_staying, first_step_where
+from attention_dynamics.runtime import select
 from attention_dynamics.toy_routing import (
     CONDITIONS,
     EXTRA_CONDITIONS,
     ToyConfig,
+    coupled_margin,
     init_toy_routing,
     run_ablation,
     sample_grouped_queries,
@@ -68,23 +72,15 @@ from attention_dynamics.toy_routing import (
     train_toy_routing,
 )
 
-torch_device = resolve_device(device)
-generator = seed_everything(seed, torch_device)
-res = Results("value_update", profile, torch_device, seed)
-use_book_style()
-# The toy's tensors are tiny (a few hundred queries): one thread avoids the cost of
-# synchronising threads at every small operation, and fixes the order of floating-point sums.
-torch.set_num_threads(1)
+dev, gen, res = setup_notebook("value_update", profile, device, seed)
 
 n_seeds = select(profile, quick=8, paper=32)
 steps = select(profile, quick=400, paper=1500)
 sweep_seeds = select(profile, quick=5, paper=16)
 config = ToyConfig(steps=steps, record_every=select(profile, quick=5, paper=10))
 seeds = [seed + k for k in range(n_seeds)]
-res.record("n_seeds", n_seeds)
-res.record("train_steps", steps)
-res.record("n_queries", config.n_groups * config.n_per_group)
-res.record("n_values", config.n_values)
+res.record_all({"n_seeds": n_seeds, "train_steps": steps,
+                "n_queries": config.n_groups * config.n_per_group, "n_values": config.n_values})
 print(config)
 
 # %% [markdown]
@@ -99,10 +95,10 @@ print(config)
 
 # %%
 lr_check = 0.5
-queries = sample_grouped_queries(generator, n_seeds, config.n_groups, config.n_per_group, config.d_x,
-                                 config.separation, config.noise, device=torch_device)
-head = init_toy_routing(generator, n_seeds, config.d_x, config.d_k, config.n_values,
-                        config.n_groups, device=torch_device)
+queries = sample_grouped_queries(gen, n_seeds, config.n_groups, config.n_per_group, config.d_x,
+                                 config.separation, config.noise, device=dev)
+head = init_toy_routing(gen, n_seeds, config.d_x, config.d_k, config.n_values,
+                        config.n_groups, device=dev)
 fwd = toy_forward(head, queries)
 u = cross_entropy_upstream(fwd.logits.detach(), queries.targets, head.readout)
 before = head.values.detach().clone()
@@ -112,10 +108,10 @@ optimizer.step()
 free_error = (head.values.detach() - before
               - predicted_value_step(fwd.weights.detach(), u, lr_check)).abs().max()
 
-slot_inputs = torch.randn(config.n_values, 2, dtype=torch.float64, generator=generator,
-                          device=torch_device)
-projected = init_toy_routing(generator, n_seeds, config.d_x, config.d_k, config.n_values,
-                             config.n_groups, slot_inputs=slot_inputs, device=torch_device)
+slot_inputs = torch.randn(config.n_values, 2, dtype=torch.float64, generator=gen,
+                          device=dev)
+projected = init_toy_routing(gen, n_seeds, config.d_x, config.d_k, config.n_values,
+                             config.n_groups, slot_inputs=slot_inputs, device=dev)
 fwd_p = toy_forward(projected, queries)
 u_p = cross_entropy_upstream(fwd_p.logits.detach(), queries.targets, projected.readout)
 v_before = projected.value_vectors().detach()
@@ -157,7 +153,7 @@ print(f"cosine between the W_V-form step of the values and the free step: {filte
 
 # %%
 # trained on the chosen device, analysed and drawn on the CPU
-run = run_ablation(config, seeds, CONDITIONS + EXTRA_CONDITIONS, device=torch_device).to("cpu")
+run = run_ablation(config, seeds, CONDITIONS + EXTRA_CONDITIONS, device=dev).to("cpu")
 groups, n_groups = run.queries.groups, config.n_groups
 proto = prototype_specialization(run.weights, groups, n_groups, value_predictions(run.values))
 routing = routing_specialization(run.weights, groups, n_groups)   # (S, K, C)
@@ -176,8 +172,7 @@ for name in CONDITIONS:
 res.record("specialization_uniform_routing_max_abs", proto[:, :, idx["uniform_routing"]].abs().max())
 res.record("final_loss_uniform_routing", run.loss[-1, :, idx["uniform_routing"]].mean())
 
-ablations = [idx["frozen_routing"], idx["frozen_values"]]
-margin = final_proto[:, idx["coupled"]] - final_proto[:, ablations].max(dim=1).values
+margin = coupled_margin(final_proto, run.conditions)             # (K,)
 res.record("specialization_margin_min", margin.min())
 res.record("seeds_coupled_beats_both", (margin > 0).sum())
 routing_margin = final_routing[:, idx["coupled"]] - final_routing[:, idx["frozen_values"]]
@@ -186,10 +181,10 @@ res.record("seeds_coupled_routing_ahead", (routing_margin > 0).sum())
 
 # "Faster": the first snapshot from which the coupled mean stays above both ablations' final means
 coupled_mean = proto[:, :, idx["coupled"]].mean(dim=1)
-target = max(final_proto[:, c].mean() for c in ablations)
-stays_above = (coupled_mean > target).flip(0).cumprod(0).flip(0).bool()   # above from here on
-passes = int(step_axis[int(stays_above.nonzero()[0])]) if stays_above.any() else config.steps
-res.record("coupled_passes_ablation_finals", stays_above.any())
+target = max(final_proto[:, idx[name]].mean() for name in ("frozen_routing", "frozen_values"))
+above = (coupled_mean > target).unsqueeze(1)                      # (S, 1)
+passes = first_step_staying(run.steps, above, never=config.steps)[0]
+res.record("coupled_passes_ablation_finals", above[-1, 0])      # it stays above iff it ends above
 res.record("steps_coupled_passes_ablation_finals", passes)
 res.record("steps_fraction_coupled_passes_ablation_finals", passes / config.steps)
 
@@ -296,10 +291,8 @@ for ax, (series, ylabel) in zip(axes, [(proto, "prototype specialization"),
                                        (run.loss, "loss (nats)")], strict=True):
     for name in run.conditions:
         colour, ls = styles[name]
-        data = series[:, :, idx[name]].numpy()
-        ax.plot(step_axis, data.mean(axis=1), color=colour, ls=ls, lw=1.8, label=labels[name])
-        ax.fill_between(step_axis, data.min(axis=1), data.max(axis=1), color=colour, alpha=0.18,
-                        lw=0)
+        plot_seed_band(ax, step_axis, series[:, :, idx[name]], colour, label=labels[name], ls=ls,
+                       lw=1.8)
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
 axes[0].legend(frameon=False, fontsize=9)
@@ -326,12 +319,7 @@ for label, s in check_points.items():
     unit = value_step_feedback(w, v, targets, readout, lr=1.0)
     errs_total, errs_feedback = [], []
     for eta in etas:
-        v_new = v + eta * unit.step
-        logits_new = w @ v_new @ readout
-        u_new = cross_entropy_upstream(logits_new, targets, readout)
-        a_new = u_new @ v_new.T
-        a_new = a_new - (w * a_new).sum(-1, keepdim=True)
-        actual = a_new - unit.advantage
+        actual = head_advantage(w, v + eta * unit.step, targets, readout) - unit.advantage
         errs_total.append(((actual - eta * unit.total).norm() / actual.norm()).item())
         errs_feedback.append(((actual - eta * unit.feedback).norm() / actual.norm()).item())
     first_order[label] = (np.array(errs_total), np.array(errs_feedback))
@@ -352,20 +340,13 @@ for label, (tot, fb) in first_order.items():
 
 # %%
 terms = value_step_feedback(run.weights[:, :, c], run.values[:, :, c], targets, readout)
-drive = run.weights[:, :, c] * terms.advantage                          # G = alpha * A, (S, K, N, M)
-
-
-def cosine(a, b):
-    return (a * b).sum(dim=(-2, -1)) / (a.norm(dim=(-2, -1)) * b.norm(dim=(-2, -1)))
-
-
-alignment = {part: cosine(run.weights[:, :, c] * getattr(terms, part), drive)
+alignment = {part: reinforcement_index(run.weights[:, :, c], getattr(terms, part), terms.advantage)
              for part in ("feedback", "curvature", "total")}           # each (S, K)
 mean_alignment = {part: series.mean(dim=1) for part, series in alignment.items()}
 res.record("feedback_alignment_start", mean_alignment["feedback"][0])
 res.record("feedback_alignment_max", mean_alignment["feedback"].max())
-positive = mean_alignment["feedback"] > 0
-first_positive = int(step_axis[int(positive.nonzero()[0])]) if positive.any() else config.steps
+positive = (mean_alignment["feedback"] > 0).unsqueeze(1)          # (S, 1)
+first_positive = first_step_where(run.steps, positive, never=config.steps)[0]
 res.record("feedback_alignment_first_positive_step", first_positive)
 res.record("curvature_alignment_max", mean_alignment["curvature"].max())
 res.record("total_alignment_start", mean_alignment["total"][0])
@@ -387,10 +368,7 @@ axes[0].set_xlabel(r"value step size $\eta$")
 axes[0].set_ylabel(r"relative error of predicted $\Delta A$")
 axes[0].legend(frameon=False, fontsize=8)
 for (name, series), colour in zip(alignment.items(), ["C0", "C1", "0.2"], strict=True):
-    data = series.numpy()
-    axes[1].plot(step_axis, data.mean(axis=1), color=colour, lw=1.8, label=name)
-    axes[1].fill_between(step_axis, data.min(axis=1), data.max(axis=1), color=colour, alpha=0.18,
-                         lw=0)
+    plot_seed_band(axes[1], step_axis, series, colour, label=name, lw=1.8)
 axes[1].axhline(0, color="0.5", lw=0.8)
 axes[1].set_xscale("symlog", linthresh=10)
 axes[1].set_xlim(0, step_axis[-1])
@@ -418,12 +396,11 @@ for a, routing_scale in enumerate(scales):
     for b, value_scale in enumerate(scales):
         cfg = ToyConfig(steps=steps, record_every=steps, routing_scale=routing_scale,
                         value_scale=value_scale)
-        sweep = run_ablation(cfg, seeds[:sweep_seeds], CONDITIONS, device=torch_device).to("cpu")
+        sweep = run_ablation(cfg, seeds[:sweep_seeds], CONDITIONS, device=dev).to("cpu")
         p = prototype_specialization(sweep.weights[-1], groups, n_groups,
                                      value_predictions(sweep.values[-1]))        # (K, C)
         r = routing_specialization(sweep.weights[-1], groups, n_groups)
-        m_p = p[:, 0] - p[:, 1:].max(dim=1).values
-        m_r = r[:, 0] - r[:, 1:].max(dim=1).values
+        m_p, m_r = coupled_margin(p, sweep.conditions), coupled_margin(r, sweep.conditions)
         sweep_proto[a, b], sweep_routing[a, b] = float(m_p.mean()), float(m_r.mean())
         all_seeds_proto += int((m_p > 0).all())
         all_seeds_routing += int((m_r > 0).all())

@@ -11,8 +11,10 @@ from attention_dynamics.gradients import advantage, value_gradient
 from attention_dynamics.measures.specialization import (
     advantage_change,
     dominant_group,
+    head_advantage,
     predicted_value_step,
     prototype_specialization,
+    reinforcement_index,
     responsibility_matrix,
     routing_matrix,
     routing_specialization,
@@ -162,6 +164,38 @@ def test_value_step_feedback_matches_a_real_step_to_first_order():
     u1 = torch.softmax(logits1, -1) - F.one_hot(targets, 3).to(F64)
     actual = advantage(weights, (u1 / 12) @ (values + small.step).transpose(-1, -2)) - unit.advantage
     assert ((actual - small.total).norm() / actual.norm()) < 1e-3
+
+
+def test_head_advantage_gives_the_score_gradient_by_the_routing_law():
+    gen = torch.Generator().manual_seed(12)
+    scores = torch.randn(2, 9, 4, dtype=F64, generator=gen).requires_grad_()
+    values = torch.randn(2, 4, 3, dtype=F64, generator=gen)
+    readout = torch.randn(3, 5, dtype=F64, generator=gen)
+    targets = torch.randint(0, 5, (9,), generator=gen)
+    weights = torch.softmax(scores, -1)
+    logits = weights @ values @ readout
+    loss = F.cross_entropy(logits.transpose(1, 2), targets.expand(2, -1), reduction="none")
+    loss.mean(-1).sum().backward()
+    a = head_advantage(weights.detach(), values, targets, readout)
+    torch.testing.assert_close(weights.detach() * a, scores.grad, rtol=0, atol=1e-14)
+    unit = value_step_feedback(weights.detach(), values, targets, readout)
+    torch.testing.assert_close(a, unit.advantage, rtol=0, atol=0)
+
+
+def test_reinforcement_index():
+    gen = torch.Generator().manual_seed(13)
+    weights = torch.softmax(torch.randn(3, 6, 4, dtype=F64, generator=gen), -1)
+    a = torch.randn(3, 6, 4, dtype=F64, generator=gen)
+    ones = torch.ones(3, dtype=F64)
+    torch.testing.assert_close(reinforcement_index(weights, 2.5 * a, a), ones)   # along G
+    torch.testing.assert_close(reinforcement_index(weights, -a, a), -ones)       # against G
+    other = torch.randn(3, 6, 4, dtype=F64, generator=gen)
+    rho = reinforcement_index(weights, other, a)
+    g, dg = (weights * a).flatten(1), (weights * other).flatten(1)
+    torch.testing.assert_close(rho, F.cosine_similarity(dg, g, dim=1))
+    assert rho.shape == (3,) and (rho.abs() < 1).all()
+    with pytest.raises(ValueError, match="change"):
+        reinforcement_index(weights, other.float(), a)
 
 
 def test_values_made_of_their_own_pulls_get_a_pure_amplification():

@@ -7,7 +7,13 @@ import torch
 import torch.nn.functional as F
 
 from attention_dynamics.measures.geometry import attention_drift, class_means
-from attention_dynamics.measures.trajectories import first_step_below, path_summary, settling_step
+from attention_dynamics.measures.trajectories import (
+    first_step_below,
+    first_step_staying,
+    first_step_where,
+    path_summary,
+    settling_step,
+)
 from attention_dynamics.sticky import analysis as ed
 from attention_dynamics.sticky import model as sm
 from attention_dynamics.sticky import training as tr
@@ -100,6 +106,23 @@ def test_first_step_below():
     series = torch.tensor([[3.0, 3.0], [2.0, 2.9], [1.0, 2.95]])
     assert first_step_below(steps, series, 2.5) == [10, None]
     assert first_step_below(steps, series, torch.tensor([1.5, 2.96])) == [20, 10]
+    assert first_step_below(steps, series, 2.5, never=20) == [10, 20]  # never -> a count
+    assert first_step_below(steps, series, 0.5, never=-1) == [-1, -1]
+
+
+def test_first_step_where_and_first_step_staying():
+    steps = torch.tensor([0, 5, 10, 15])
+    # run 0: holds from 5 on; run 1: holds at 0 and 10 but not at the end; run 2: only at 15
+    condition = torch.tensor([[False, True, False], [True, False, False],
+                              [True, True, False], [True, False, True]])
+    assert first_step_where(steps, condition) == [5, 0, 15]
+    assert first_step_staying(steps, condition) == [5, None, 15]
+    assert first_step_staying(steps, condition, never=99) == [5, 99, 15]
+    assert first_step_where(steps, torch.zeros(4, 2, dtype=torch.bool), never=15) == [15, 15]
+    with pytest.raises(ValueError, match="condition"):
+        first_step_where(steps, condition.int())
+    with pytest.raises(ValueError, match="condition"):
+        first_step_where(steps[:3], condition)
 
 
 def test_symbol_routing():
@@ -161,11 +184,36 @@ def test_linear_response_is_the_first_order_expansion():
         logits = sm.forward_record(params, x)[1]
         actual = logits - baseline
         errors.append(((actual - content).norm() / actual.norm()).item())
+        assert ed.linear_response_error(params, x).item() == pytest.approx(errors[-1], rel=1e-12)
     assert errors[1] < errors[0] / 5 and errors[2] < errors[1] / 5  # O(scale) relative error
+    assert ed.linear_response_error(base.map(lambda w: w * 3), x).item() > 10 * errors[0]
     frozen = sm.HeadParams(w_q=base.w_q * 0, w_k=base.w_k, w_v=base.w_v, w_o=base.w_o)
     baseline, content = ed.linear_response_logits(frozen, x)
     torch.testing.assert_close(baseline, sm.forward_record(frozen, x)[1], rtol=0, atol=1e-14)
     assert content.abs().max() == 0
+
+
+def test_attention_uniformity():
+    rows = torch.tensor([1, 3])
+    uniform = torch.tensor([[[0.5, 0.5, 0.0, 0.0], [0.25] * 4]], dtype=F64)
+    torch.testing.assert_close(ed.attention_uniformity(uniform, rows),
+                               torch.ones(1, 2, dtype=F64), rtol=0, atol=1e-15)
+    one_key = torch.tensor([[[0.0, 1.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]]], dtype=F64)
+    # row 1: all on one key; row 3: uniform over 2 of its 4 keys, log 2 / log 4
+    torch.testing.assert_close(ed.attention_uniformity(one_key, rows),
+                               torch.tensor([[0.0, 0.5]], dtype=F64), rtol=0, atol=1e-15)
+    params = sm.init_params([8], dtype=F64)
+    x, _ = _batch(1, 30, seed=8)
+    query_rows = torch.tensor([5, 17, 29])
+    zero_routing = params.map(torch.clone)
+    zero_routing.w_q.zero_()
+    flat = ed.attention_uniformity(ed.attention_rows(zero_routing, x, query_rows), query_rows)
+    sharp = ed.attention_uniformity(
+        ed.attention_rows(params.map(lambda w: w * 10), x, query_rows), query_rows)
+    torch.testing.assert_close(flat, torch.ones(1, 3, dtype=F64))
+    assert (sharp < 0.9).all()
+    with pytest.raises(ValueError, match="rows"):
+        ed.attention_uniformity(uniform, torch.tensor([0, 3]))
 
 
 def test_value_curvature_matches_the_autograd_hessian():

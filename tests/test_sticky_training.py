@@ -141,6 +141,27 @@ def test_steps_to_reach():
     history.loss = torch.tensor([[3.0, 3.0], [2.5, 2.9], [2.0, 2.8], [2.2, 2.7]])
     assert tr.steps_to_reach(history, 2.6) == [10, None]
     assert tr.steps_to_reach(history, torch.tensor([2.0, 2.75])) == [None, 30]
+    assert tr.steps_to_reach(history, 2.6, never=30) == [10, 30]  # never reached: counted as 30
+    assert tr.steps_to_reach(history, 1.0, never=0) == [0, 0]
+
+
+def test_scaled_schedule():
+    assert tr.scaled_schedule() == tr.SCHEDULES["sgd"]
+    assert tr.scaled_schedule(value=10) == tr.SCHEDULES["em"]
+    rates = tr.scaled_schedule(routing=2, value=3, readout=5, scale=0.5)
+    assert rates == {"w_q": 0.01 * 0.5 * 2, "w_k": 0.01 * 0.5 * 2, "w_v": 0.01 * 0.5 * 3,
+                     "w_o": 0.01 * 0.5 * 5}
+    assert tr.learning_rates(rates) == rates  # a valid schedule for train
+
+
+def test_heldout_sequences_are_fresh_draws_of_the_same_chain():
+    seeds = [3, 4]
+    train_data, heldout = tr.sticky_chain_data(seeds, 50), tr.sticky_chain_heldout(seeds, 50)
+    again = tr.sticky_chain_data([3 + tr.HELDOUT_SEED_OFFSET, 4 + tr.HELDOUT_SEED_OFFSET], 50)
+    assert torch.equal(heldout.inputs, again.inputs) and torch.equal(heldout.symbols, again.symbols)
+    assert not torch.equal(heldout.symbols, train_data.symbols)
+    assert torch.equal(heldout.transition, train_data.transition)
+    assert torch.equal(heldout.means, train_data.means)
 
 
 def test_em_like_reaches_sgd_final_loss_sooner():

@@ -15,6 +15,7 @@ from attention_dynamics.toy_routing import (
     EXTRA_CONDITIONS,
     ToyConfig,
     condition_masks,
+    coupled_margin,
     init_toy_routing,
     run_ablation,
     sample_grouped_queries,
@@ -158,6 +159,19 @@ def test_ablation_starts_every_condition_from_the_same_head_and_is_reproducible(
     assert spec[:, :, 3].abs().max() < 1e-12  # values alone cannot specialize under uniform routing
     again = run_ablation(SMALL, [4], conditions)
     assert torch.equal(again.values[:, 0], run.values[:, 1])  # a replicate ignores the other seeds
+
+
+def test_coupled_margin():
+    scores = torch.tensor([[0.9, 0.5, 0.7], [0.4, 0.6, 0.1]], dtype=F64)  # (K, C), CONDITIONS
+    torch.testing.assert_close(coupled_margin(scores), torch.tensor([0.2, -0.2], dtype=F64))
+    # the conditions may come in any order, with extra ones, which do not count
+    reordered = torch.tensor([[0.7, 5.0, 0.9, 0.5]], dtype=F64)
+    order = ("frozen_values", "uniform_routing", "coupled", "frozen_routing")
+    torch.testing.assert_close(coupled_margin(reordered, order), torch.tensor([0.2], dtype=F64))
+    with pytest.raises(ValueError, match="conditions"):
+        coupled_margin(scores, ("coupled", "frozen_routing", "uniform_routing"))
+    with pytest.raises(ValueError, match="conditions"):
+        coupled_margin(scores[:, :2])
 
 
 def test_bad_inputs_name_the_argument():

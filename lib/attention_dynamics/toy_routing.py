@@ -378,6 +378,27 @@ class AblationRun:
                        readout=self.readout.to(device))
 
 
+def coupled_margin(scores: torch.Tensor, conditions: tuple[str, ...] = CONDITIONS
+                   ) -> torch.Tensor:
+    """How far the coupled run is ahead of the better of the two ablations.
+
+    Args:
+        scores: ``(..., C)`` one number per condition (e.g. a final specialization), the last
+            axis in the order of ``conditions``, which must hold the three :data:`CONDITIONS`.
+        conditions: the names along the last axis (an :class:`AblationRun`'s ``conditions``).
+
+    Returns:
+        ``(...)``: ``coupled - max(frozen_routing, frozen_values)``; positive where coupling
+        beats both halves alone.
+    """
+    conditions = tuple(conditions)
+    if not set(CONDITIONS) <= set(conditions) or scores.shape[-1:] != (len(conditions),):
+        raise ValueError(f"conditions must include {CONDITIONS} and match the last axis of "
+                         f"scores ({tuple(scores.shape)}); got {conditions}")
+    ablations = [conditions.index("frozen_routing"), conditions.index("frozen_values")]
+    return scores[..., conditions.index("coupled")] - scores[..., ablations].max(dim=-1).values
+
+
 def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
                  conditions: tuple[str, ...] = CONDITIONS, device=None,
                  dtype: torch.dtype = torch.float64) -> AblationRun:

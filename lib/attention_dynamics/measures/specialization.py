@@ -23,6 +23,11 @@ a value ``J`` from its attention: the joint law is ``p(g, j) = P_gj / G``. Then
   ``(S - 1/G) / (1 - 1/G)``: 0 whenever routing ignores the group (whatever the values), 1 when
   each group draws only values that predict its class with certainty.
 
+Feedback. After a value step the advantages change by ``dA``
+(:func:`value_step_feedback`, first order; :func:`head_advantage` before and after a real
+step); the step reinforces routing when ``alpha * dA`` points along the score gradient
+``alpha * A`` (:func:`reinforcement_index`).
+
 Entropies use natural logarithms (nats) and ``xlogy``, so ``0 log 0 = 0`` without an epsilon.
 """
 
@@ -233,6 +238,51 @@ def value_feedback_kernel(weights: torch.Tensor, upstream: torch.Tensor) -> torc
     direct = kernel @ weights                                         # sum_m K_im alpha_mj
     baseline = (kernel * overlap).sum(dim=-1, keepdim=True)           # sum_m K_im sum_k a_ik a_mk
     return direct - baseline
+
+
+def head_advantage(weights: torch.Tensor, values: torch.Tensor, targets: torch.Tensor,
+                   readout: torch.Tensor) -> torch.Tensor:
+    """The advantage ``A_ij`` of a head with free values under the mean cross-entropy.
+
+    Logits ``alpha V W_O``, ``u = dL/do`` in closed form
+    (:func:`~attention_dynamics.gradients.cross_entropy_upstream`), ``B = U V^T`` and
+    ``A_ij = B_ij - sum_k alpha_ik B_ik``; the routing law gives ``dL/ds_ij = alpha_ij A_ij``.
+    The same as :func:`value_step_feedback`'s ``advantage``, without the step's terms: for
+    measuring the real change of the advantages after the values moved.
+
+    Args:
+        weights: ``(..., N, M)`` attention; values: ``(..., M, d_v)``; targets: ``(N,)`` long
+            classes; readout: ``(d_v, C)``.
+
+    Returns:
+        ``(..., N, M)``.
+    """
+    check_float_tensor("weights", weights, min_dim=2)
+    check_float_tensor("values", values, min_dim=2, dtype=weights.dtype)
+    upstream = cross_entropy_upstream(weights @ values @ readout, targets, readout)
+    return advantage(weights, upstream @ values.transpose(-1, -2))
+
+
+def reinforcement_index(weights: torch.Tensor, change: torch.Tensor,
+                        advantages: torch.Tensor) -> torch.Tensor:
+    """``rho = <alpha * dA, alpha * A> / (|alpha * dA| |alpha * A|)``, in ``[-1, 1]``.
+
+    The cosine, over the ``N x M`` entries of a head, between the change ``alpha * dA`` that a
+    value step makes to the score gradient and the score gradient ``G = alpha * A`` itself:
+    positive when the step makes the next routing step push harder the way it already goes.
+
+    Args:
+        weights: ``alpha`` ``(..., N, M)``; change: ``dA`` ``(..., N, M)`` (e.g. a part of
+            :class:`FeedbackTerms`); advantages: ``A`` ``(..., N, M)``.
+
+    Returns:
+        ``(...)``; ``nan`` where either gradient is zero.
+    """
+    check_float_tensor("weights", weights, min_dim=2)
+    check_float_tensor("change", change, min_dim=2, dtype=weights.dtype)
+    check_float_tensor("advantages", advantages, min_dim=2, dtype=weights.dtype)
+    moved, drive = weights * change, weights * advantages
+    return (moved * drive).sum(dim=(-2, -1)) / (moved.norm(dim=(-2, -1)) * drive.norm(dim=(-2, -1)))
 
 
 @dataclass

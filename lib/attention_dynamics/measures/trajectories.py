@@ -2,7 +2,8 @@
 when it settles, and the shape of a path.
 
 - :class:`TrajectoryRecorder` keeps detached snapshots of named tensors every few steps;
-- :func:`first_step_below` and :func:`settling_step` read a recorded series;
+- :func:`first_step_where`, :func:`first_step_below`, :func:`first_step_staying` and
+  :func:`settling_step` read a recorded series;
 - :func:`path_summary` describes the path of a point (e.g. a value vector) over training.
 """
 
@@ -65,13 +66,54 @@ class TrajectoryRecorder:
         return torch.tensor(self.steps, dtype=torch.long)
 
 
+def first_step_where(steps: torch.Tensor, condition: torch.Tensor,
+                     never: int | None = None) -> list[int | None]:
+    """Per run, the first of ``steps`` at which ``condition`` holds.
+
+    Args:
+        steps: ``(K,)`` the record steps.
+        condition: ``(K, R)`` bool, one column per run.
+        never: what a run whose condition never holds gets (``None``; or e.g. the number of
+            steps trained, to count such a run as reaching it only at the end).
+
+    Returns:
+        ``R`` ints (or ``never``).
+    """
+    if condition.dtype != torch.bool or condition.ndim != 2 or condition.shape[0] != len(steps):
+        raise ValueError(f"condition must be a ({len(steps)}, R) bool tensor; got "
+                         f"{condition.dtype} {tuple(condition.shape)}")
+    first = condition.int().argmax(dim=0)
+    return [int(steps[i]) if condition[i, r] else never for r, i in enumerate(first.tolist())]
+
+
 def first_step_below(steps: torch.Tensor, series: torch.Tensor,
-                     threshold: float | torch.Tensor) -> list[int | None]:
+                     threshold: float | torch.Tensor, never: int | None = None
+                     ) -> list[int | None]:
     """Per run, the first of ``steps`` ``(K,)`` at which ``series`` ``(K, R)`` is below
-    ``threshold`` (a number or one per run, ``(R,)``); ``None`` where it never is."""
+    ``threshold`` (a number or one per run, ``(R,)``); ``never`` (default ``None``) where it
+    never is."""
     below = series < torch.as_tensor(threshold, dtype=series.dtype, device=series.device)
-    first = below.int().argmax(dim=0)
-    return [int(steps[i]) if below[i, r] else None for r, i in enumerate(first.tolist())]
+    return first_step_where(steps, below, never)
+
+
+def first_step_staying(steps: torch.Tensor, condition: torch.Tensor,
+                       never: int | None = None) -> list[int | None]:
+    """Per run, the first of ``steps`` from which ``condition`` holds at every later record.
+
+    Args:
+        steps: ``(K,)`` the record steps.
+        condition: ``(K, R)`` bool, one column per run.
+        never: what a run gets whose condition fails at the last record (so never holds for
+            good); ``None`` by default.
+
+    Returns:
+        ``R`` ints (or ``never``): e.g. the step from which a mean stays above a level.
+    """
+    if condition.dtype != torch.bool or condition.ndim != 2:
+        raise ValueError(f"condition must be a (K, R) bool tensor; got {condition.dtype} "
+                         f"{tuple(condition.shape)}")
+    for_good = condition.flip(0).int().cumprod(0).flip(0).bool()  # holds here and after
+    return first_step_where(steps, for_good, never)
 
 
 @dataclass(frozen=True)

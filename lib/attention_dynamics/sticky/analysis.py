@@ -17,8 +17,9 @@ that :func:`~attention_dynamics.sticky.training.train` keeps (``record_params=Tr
 - **Linear response** (:func:`linear_response_logits`): to first order in the scores, around
   uniform attention, the head's logits are ``xbar_i W_V W_O + x_i M S_i W_V W_O`` with
   ``M = W_Q W_K^T / sqrt(d_k)`` and ``S_i`` the covariance of the inputs ``x_1..x_i``; how
-  well this reproduces the real logits says whether the head routes at all or only tilts
-  a uniform average.
+  well this reproduces the real logits (:func:`linear_response_error`) says whether the head
+  routes at all or only tilts a uniform average; so does how close to uniform its attention
+  rows stay (:func:`attention_uniformity`).
 - **Curvature** (:func:`value_curvature`): the largest eigenvalue of the Hessian of the loss
   in ``W_V`` (the loss is convex in ``W_V`` when the rest is held), whose inverse sets the
   largest stable learning rate of plain gradient descent on the values, ``2 / lambda_max``.
@@ -33,8 +34,15 @@ from dataclasses import dataclass
 
 import torch
 
+from attention_dynamics.bayes import entropy
 from attention_dynamics.measures.geometry import attention_drift
-from attention_dynamics.sticky.model import HeadParams, StepResult, check_batch, loss_and_grads
+from attention_dynamics.sticky.model import (
+    HeadParams,
+    StepResult,
+    check_batch,
+    forward_record,
+    loss_and_grads,
+)
 from attention_dynamics.validation import check_float_tensor
 
 
@@ -227,6 +235,42 @@ def linear_response_logits(params: HeadParams, x: torch.Tensor) -> tuple[torch.T
     baseline = mean @ readout
     tilted = torch.einsum("rnd,rde,rnef->rnf", x.double(), frame, cov)          # x_i M S_i
     return baseline, tilted @ readout
+
+
+def linear_response_error(params: HeadParams, x: torch.Tensor) -> torch.Tensor:
+    """How far the first-order expansion is from the head's input-dependent logits, ``(R,)``.
+
+    The relative Frobenius error ``|c - c_lin| / |c|`` over all positions and classes of a
+    run, where ``c = logits - baseline`` is the part of the real logits
+    (:func:`~attention_dynamics.sticky.model.forward_record`) beyond the uniform average and
+    ``c_lin`` its first-order expansion (both from :func:`linear_response_logits`), in float64.
+    Of order the scores' size: near 0 when the head only tilts a uniform average, near 1 or
+    above when it routes.
+
+    Args:
+        params: the weights of ``R`` runs; x: ``(R, N, d_x)`` inputs.
+    """
+    baseline, content = linear_response_logits(params, x)
+    _, logits = forward_record(params, x)
+    actual = logits.double() - baseline
+    return (actual - content).flatten(1).norm(dim=1) / actual.flatten(1).norm(dim=1)
+
+
+def attention_uniformity(weights: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """The entropy of each causal attention row over its largest possible value, ``(R, Q)``.
+
+    Row ``i`` sees the ``i + 1`` keys ``0..i``, so its entropy (nats, in float64) is divided by
+    ``log(i + 1)``: 1 for uniform attention over the visible keys, 0 for all of it on one key.
+
+    Args:
+        weights: ``(R, Q, N)`` attention rows (:func:`attention_rows`).
+        rows: ``(Q,)`` their query positions, each at least 1 (row 0 has one key only).
+    """
+    check_float_tensor("weights", weights, min_dim=3, max_dim=3)
+    if rows.shape != weights.shape[1:2] or (rows.numel() and rows.min() < 1):
+        raise ValueError(f"rows must be ({weights.shape[1]},) positions of at least 1; got "
+                         f"{tuple(rows.shape)}")
+    return entropy(weights.double()) / torch.log(rows.double().to(weights.device) + 1)
 
 
 def value_curvature(params: HeadParams, x: torch.Tensor) -> torch.Tensor:

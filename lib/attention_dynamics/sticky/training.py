@@ -8,9 +8,13 @@ same gradient with plain gradient descent:
 - ``"em"`` (the "EM-like" schedule): 0.1 on ``W_V`` (the value "M-step") and 0.01 on ``W_Q``,
   ``W_K`` and ``W_O``.
 
+Any other schedule can be given as a mapping, or built from the base rate with a multiplier
+per group (:func:`scaled_schedule`).
+
 Each of the ``R`` runs of a batch has its own schedule, so SGD and EM-like runs of several
 seeds train together in one tensor program (:func:`train`); :func:`sticky_chain_experiment`
-sets up the paper's grid of seeds x schedules on the sticky chain. Adam (PyTorch's update
+sets up the paper's grid of seeds x schedules on the sticky chain, and
+:func:`sticky_chain_heldout` draws a fresh sequence per seed to score it on. Adam (PyTorch's update
 rule, per run) is available as ``optimizer="adam"``; its schedules are learning rates too.
 """
 
@@ -46,8 +50,25 @@ SCHEDULES: dict[str, dict[str, float]] = {
 }
 """Paper II's two learning-rate schedules, by name."""
 OPTIMIZERS = ("sgd", "adam")
+BASE_LR = SCHEDULES["sgd"]["w_q"]
+"""Paper II's base learning rate (0.01), the rate of every group but ``W_V`` in both schedules."""
+HELDOUT_SEED_OFFSET = 10_000
+"""The held-out sequence of seed ``s`` is drawn with seed ``s + 10000``, as the authors' script
+draws the test sequence of its deep variant."""
 
 Schedule = str | Mapping[str, float]
+
+
+def scaled_schedule(routing: float = 1.0, value: float = 1.0, readout: float = 1.0,
+                    scale: float = 1.0) -> dict[str, float]:
+    """A schedule: :data:`BASE_LR` times ``scale``, times a multiplier per parameter group.
+
+    ``routing`` multiplies the rate of ``W_Q`` and ``W_K``, ``value`` that of ``W_V`` and
+    ``readout`` that of ``W_O``: ``scaled_schedule(value=10)`` is Paper II's EM-like schedule,
+    ``scaled_schedule()`` its SGD. Returns a mapping group -> learning rate.
+    """
+    lr = BASE_LR * scale
+    return {"w_q": lr * routing, "w_k": lr * routing, "w_v": lr * value, "w_o": lr * readout}
 
 
 def learning_rates(schedule: Schedule) -> dict[str, float]:
@@ -245,14 +266,17 @@ def _history(records: list, snapshots: list, params: HeadParams) -> TrainingHist
                                             and weight_copies[0] is not None else None))
 
 
-def steps_to_reach(history: TrainingHistory, threshold: float | torch.Tensor) -> list[int | None]:
-    """Per run, the first recorded step whose loss is below ``threshold`` (``None``: never).
+def steps_to_reach(history: TrainingHistory, threshold: float | torch.Tensor,
+                   never: int | None = None) -> list[int | None]:
+    """Per run, the first recorded step whose loss is below ``threshold``.
 
-    ``threshold`` is a number or an ``(R,)`` tensor (one per run). With ``record_every=1`` this
-    is the authors' "steps to reach SGD's final loss" count (their script takes the threshold to
-    be the mean of the SGD runs' final losses over seeds).
+    ``threshold`` is a number or an ``(R,)`` tensor (one per run). A run that never gets below
+    it gets ``never``: ``None`` by default, or e.g. the number of steps trained, which counts it
+    as reaching the threshold only at the end (as an average of step counts needs). With
+    ``record_every=1`` this is the authors' "steps to reach SGD's final loss" count (their
+    script takes the threshold to be the mean of the SGD runs' final losses over seeds).
     """
-    return first_step_below(history.steps, history.loss, threshold)
+    return first_step_below(history.steps, history.loss, threshold, never)
 
 
 @dataclass
@@ -284,6 +308,13 @@ def sticky_chain_data(seeds: Sequence[int], T: int = SEQUENCE_LENGTH,
                            inputs=torch.stack([d.inputs for d in per_seed]),
                            transition=first.transition, means=first.means,
                            noise_std=first.noise_std)
+
+
+def sticky_chain_heldout(seeds: Sequence[int], T: int = SEQUENCE_LENGTH,
+                         dtype: torch.dtype = torch.float32) -> StickyChainData:
+    """A fresh sequence of the same chain per seed, never trained on: that of seed
+    ``s + HELDOUT_SEED_OFFSET`` (:func:`sticky_chain_data`), for each ``s`` of ``seeds``."""
+    return sticky_chain_data([seed + HELDOUT_SEED_OFFSET for seed in seeds], T, dtype)
 
 
 def sticky_chain_experiment(seeds: Sequence[int] = PAPER_SEEDS,
