@@ -43,7 +43,12 @@ from myst_nb import glue
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.plotting import plot_seed_band, show_figure
 from attention_dynamics.measures.geometry import class_means, pca
-from attention_dynamics.measures.trajectories import first_step_below, path_summary, settling_step
+from attention_dynamics.measures.trajectories import (
+    first_step_below,
+    path_summary,
+    relative_fall,
+    settling_step,
+)
 from attention_dynamics.runtime import select
 from attention_dynamics.sticky.analysis import (
     attention_rows,
@@ -175,6 +180,8 @@ for name, runs in final.items():
         values = series[-1, runs].double()
         res.record(f"{name}_final_{metric}", values.mean())
         res.record(f"{name}_final_{metric}_std", values.std(unbiased=False))  # np.std, as theirs
+    # how much the loss still fell over the last tenth of training (the least settled seed)
+    res.record(f"{name}_loss_fall_last_tenth", relative_fall(loss[:, runs].double()).max())
 
 # Steps for each EM-like run to go below its own seed's SGD final loss...
 # (a run that never gets there counts as STEPS)

@@ -9,6 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
+from attention_dynamics.book.formatting import format_number  # noqa: E402
 from attention_dynamics.book.notebook import setup_notebook  # noqa: E402
 from attention_dynamics.book.plotting import plot_seed_band  # noqa: E402
 from attention_dynamics.book.results import Results  # noqa: E402
@@ -57,3 +58,16 @@ def test_plot_seed_band_draws_the_mean_and_the_extremes():
     with pytest.raises(ValueError, match="runs must have shape"):
         plot_seed_band(ax, [0, 1], runs, "C0")
     plt.close(fig)
+
+
+def test_format_number_writes_integers_whole_and_the_rest_to_three_figures():
+    assert format_number(24290) == "24,290" and format_number(704.0) == "704"
+    assert format_number(0.0363649) == "0.0364" and format_number(1.1428) == "1.14"
+    assert format_number(0.5) == "0.500" and format_number(2.6e-15) == "2.60e-15"
+    assert format_number(1234567.5) == "1.23e+6" and format_number(-0.00012) == "-1.20e-4"
+    assert format_number(None) == "—" and format_number(float("nan")) == "—"
+    assert format_number(0.0363649, digits=2) == "0.036"
+    with pytest.raises(ValueError, match="digits"):
+        format_number(1.0, digits=0)
+    with pytest.raises(ValueError, match="value must be a number"):
+        format_number("1.0")

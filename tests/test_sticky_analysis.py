@@ -12,6 +12,7 @@ from attention_dynamics.measures.trajectories import (
     first_step_staying,
     first_step_where,
     path_summary,
+    relative_fall,
     settling_step,
 )
 from attention_dynamics.sticky import analysis as ed
@@ -263,3 +264,19 @@ def test_gradient_descent_on_values_alone_is_stable_below_the_edge_only():
         finals.append(tr.train(kick, x, y, rates, steps=60).loss[-1].item())
     assert finals[0] <= start + 1e-9
     assert finals[1] > start + 1e-3
+
+
+def test_relative_fall_sees_a_loss_that_still_falls_and_not_a_flat_one():
+    steps = torch.arange(1000, dtype=torch.float64)
+    falling = 2.0 - steps / 1000                       # still falls at the end
+    flat = 1.0 + torch.exp(-steps / 50)                # flattened long before
+    both = torch.stack([falling, flat], dim=1)
+    fall = relative_fall(both)
+    # windows: records 800-899 (mean 2 - 0.8495) and 900-999 (mean 2 - 0.9495)
+    assert fall[0].item() == pytest.approx(0.1 / 1.1505, rel=1e-12)
+    assert 0 <= fall[1].item() < 1e-7
+    assert relative_fall(falling).shape == ()
+    with pytest.raises(ValueError, match="fraction"):
+        relative_fall(falling, fraction=0.6)
+    with pytest.raises(ValueError, match="at least"):
+        relative_fall(falling[:1])

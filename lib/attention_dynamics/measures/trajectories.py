@@ -3,7 +3,7 @@ when it settles, and the shape of a path.
 
 - :class:`TrajectoryRecorder` keeps detached snapshots of named tensors every few steps;
 - :func:`first_step_where`, :func:`first_step_below`, :func:`first_step_staying` and
-  :func:`settling_step` read a recorded series;
+  :func:`settling_step` read a recorded series, :func:`relative_fall` whether it still falls;
 - :func:`path_summary` describes the path of a point (e.g. a value vector) over training.
 """
 
@@ -186,3 +186,28 @@ def settling_step(steps: torch.Tensor, remaining: torch.Tensor, level: float = 0
     index = torch.arange(1, len(steps) + 1).unsqueeze(1)
     first_settled = torch.where(above, index, 0).max(dim=0).values
     return steps[first_settled.clamp(max=len(steps) - 1)]
+
+
+def relative_fall(series: torch.Tensor, fraction: float = 0.1) -> torch.Tensor:
+    """How much a series (a training loss, say) still fell at the end of training.
+
+    The mean over the last ``fraction`` of the records against the mean over the window just
+    before it: ``(before - last) / |before|``. Averaging over a window makes it usable on the
+    noisy loss of online training.
+
+    Args:
+        series: ``(K,)`` or ``(K, R)`` records in step order (``R`` runs).
+        fraction: the window's share of the records, in ``(0, 0.5]``.
+
+    Returns:
+        ``()`` or ``(R,)``: positive while the series still falls (0.05 = fell 5 %).
+    """
+    check_float_tensor("series", series, min_dim=1, max_dim=2)
+    if not 0 < fraction <= 0.5:
+        raise ValueError(f"fraction must lie in (0, 0.5]; got {fraction!r}")
+    window = max(1, round(series.shape[0] * fraction))
+    if 2 * window > series.shape[0]:
+        raise ValueError(f"series must have at least {2 * window} records; got {series.shape[0]}")
+    last = series[-window:].mean(dim=0)
+    before = series[-2 * window:-window].mean(dim=0)
+    return (before - last) / before.abs()

@@ -1,0 +1,32 @@
+"""One way to write a number for a reader: integers whole, the rest to 3 significant figures.
+
+Used by the report pages' tables; glued numbers in the prose choose their format in the page.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def format_number(value: float | int | None, digits: int = 3) -> str:
+    """``value`` as a reader should see it.
+
+    Integers (and floats that are whole, below 10^15 in magnitude) are written whole with
+    thousands separators (``24,290``); other numbers with ``digits`` significant figures,
+    in scientific notation only when they are very small or very large (``0.0364``,
+    ``2.6e-15``); ``None`` and ``nan`` as an em dash.
+    """
+    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
+        raise ValueError(f"digits must be a positive int; got {digits!r}")
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"value must be a number or None; got {type(value).__name__}")
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    magnitude = abs(value)
+    if magnitude < 1e-3 or magnitude >= 1e6:
+        return f"{value:.{digits - 1}e}".replace("e-0", "e-").replace("e+0", "e+")
+    return f"{value:#.{digits}g}".rstrip(".")
