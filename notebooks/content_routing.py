@@ -38,9 +38,11 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
+from myst_nb import glue
 
-from attention_dynamics.book.plotting import show_figure, use_book_style
-from attention_dynamics.book.results import Results
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.paper_numbers import ENTROPY_MAE_BITS, RECALL_ACCURACY
+from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.measures.geometry import manifold_summary
 from attention_dynamics.measures.metrics import entropy_bits
 from attention_dynamics.measures.routing_probes import (
@@ -49,8 +51,10 @@ from attention_dynamics.measures.routing_probes import (
     input_attributions,
     mixing_weights,
     offset_profile,
+    pair_read_delay,
     queried_pair_positions,
     queried_pair_share,
+    reading_layer,
 )
 from attention_dynamics.measures.scan_gradients import (
     mamba_routing_gradients,
@@ -59,20 +63,26 @@ from attention_dynamics.measures.scan_gradients import (
     zero_sum_fraction,
 )
 from attention_dynamics.models.mamba import selective_scan_sequential
-from attention_dynamics.models.registry import ARCHITECTURES, architecture_config, build_model, matched_config
+from attention_dynamics.models.registry import (
+    ARCHITECTURES,
+    architecture_config,
+    build_model,
+    matched_config,
+    varied_size,
+)
 from attention_dynamics.models.sizing import count_parameters
-from attention_dynamics.runtime import resolve_device, seed_everything, select
-from attention_dynamics.sequence_training import SequenceTrainingConfig, train_and_evaluate
+from attention_dynamics.runtime import select
+from attention_dynamics.sequence_training import (
+    SequenceTrainingConfig,
+    geometric_checkpoints,
+    held_out_batches,
+    train_and_evaluate,
+)
 from attention_dynamics.tasks.associative_recall import AssociativeRecallTask, recall_accuracy
 from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
 from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
-dev = resolve_device(device)
-gen = seed_everything(seed, dev)
-res = Results("content_routing", profile, dev, seed)
-use_book_style()
-if dev.type == "cpu":
-    torch.set_num_threads(1)  # these models are small; on a shared CPU one thread is far faster
+dev, gen, res = setup_notebook("content_routing", profile, device, seed)
 
 # %% [markdown]
 # ## Settings
@@ -132,42 +142,34 @@ seeds = [seed + 11 * (r + 1) for r in range(settings["n_seeds"])]
 settings
 
 # %%
-def max_len(task):
-    return getattr(task, "total_length", task.length)
-
-
 configs, matches = {}, {}
 for name, task in tasks.items():
-    reference = architecture_config("transformer", task.vocab_size, max_len(task),
+    reference = architecture_config("transformer", task.vocab_size, task.seq_len,
                                     **settings["reference"])
     configs[name] = {"transformer": reference}
     target = count_parameters(build_model(reference, torch.Generator()))
     for arch in ARCHITECTURES[1:]:
         configs[name][arch], matches[name, arch] = matched_config(
-            arch, task.vocab_size, max_len(task), target, high=settings["width_limit"],
+            arch, task.vocab_size, task.seq_len, target, high=settings["width_limit"],
             **settings["fixed"][arch])
 parameters = pd.DataFrame({name: {arch: count_parameters(build_model(configs[name][arch],
                                                                      torch.Generator()))
                                   for arch in ARCHITECTURES} for name in TASKS})
-widths = pd.DataFrame({name: {arch: (configs[name][arch].d_ff if arch == "mlp"
-                                     else configs[name][arch].d_model)
-                              for arch in ARCHITECTURES} for name in TASKS})
+widths = pd.DataFrame({name: {arch: varied_size(configs[name][arch]) for arch in ARCHITECTURES}
+                       for name in TASKS})
 for name in TASKS:
     for arch in ARCHITECTURES:
         res.record(f"n_parameters_{arch}_{name}", parameters.loc[arch, name])
 res.record("parameter_mismatch_max", max(abs(m.relative_error) for m in matches.values()))
 res.record("n_seeds", len(seeds))
-for name in TASKS:
-    res.record(f"steps_{name}", settings["steps"][name])
-res.record("bijection_n_symbols", tasks["bijection"].n_symbols)
-res.record("hmm_n_states", tasks["hmm"].n_states)
-res.record("hmm_length", tasks["hmm"].n_observations)
-res.record("hmm_sequence_length", tasks["hmm"].seq_len)
-res.record("recall_n_pairs", tasks["recall"].n_pairs)
-res.record("recall_n_values", tasks["recall"].n_values)
-res.record("recall_n_queries", tasks["recall"].n_queries)
-res.record("mamba_layers", settings["fixed"]["mamba"]["n_layers"])
-res.record("mamba_d_state", settings["fixed"]["mamba"]["d_state"])
+res.record_all(settings["steps"], prefix="steps_")
+res.record_all({"bijection_n_symbols": tasks["bijection"].n_symbols,
+                "hmm_n_states": tasks["hmm"].n_states, "hmm_length": tasks["hmm"].n_observations,
+                "hmm_sequence_length": tasks["hmm"].seq_len,
+                "recall_n_pairs": tasks["recall"].n_pairs, "recall_n_values": tasks["recall"].n_values,
+                "recall_n_queries": tasks["recall"].n_queries,
+                "mamba_layers": settings["fixed"]["mamba"]["n_layers"],
+                "mamba_d_state": settings["fixed"]["mamba"]["d_state"]})
 pd.concat({"parameters": parameters, "width varied": widths}, axis=1)
 
 # %% [markdown]
@@ -178,16 +180,11 @@ pd.concat({"parameters": parameters, "width varied": widths}, axis=1)
 # keep checkpoints, spaced geometrically, for the routing probes below.
 
 # %%
-def held_out(task, offset):
-    generator = torch.Generator(device=dev).manual_seed(seed + offset)
-    return [task.sample(settings["eval_batch_size"], generator)
-            for _ in range(settings["eval_batches"])]
-
-
-eval_sets = {name: held_out(tasks[name], 1000 + k) for k, name in enumerate(TASKS)}
-recall_steps = settings["steps"]["recall"]
-recall_checkpoints = sorted({0, *np.geomspace(10, recall_steps, settings["recall_checkpoints"])
-                            .round().astype(int).tolist()})
+eval_sets = {name: held_out_batches(tasks[name], settings["eval_batches"],
+                                    settings["eval_batch_size"], seed + 1000 + k, dev)
+             for k, name in enumerate(TASKS)}
+recall_checkpoints = geometric_checkpoints(settings["steps"]["recall"],
+                                           settings["recall_checkpoints"])
 runs, first_models = {}, {}
 for name, task in tasks.items():
     for arch in ARCHITECTURES:
@@ -216,35 +213,32 @@ for arch in ARCHITECTURES:
 #
 # Mean over seeds, with the lowest and the highest seed. The MAE is the authors' (of the mean
 # curve, bits); the per-sample MAE is in the results file. Paper I's numbers come from its
-# several versions and much larger runs (see the chapter); they are quoted, not measured here.
+# several versions and much larger runs (see the chapter); they are quoted, not measured here,
+# from `attention_dynamics.book.paper_numbers`. The chapter shows this very table (glued).
 
 # %%
-def spread(values):
-    values = np.asarray(values, dtype=float)
-    return values.mean(), values.min(), values.max()
-
-
 rows = []
 for arch in ARCHITECTURES:
     row = {}
-    for name in ("bijection", "hmm"):
-        mae = spread([runs[arch, name, r].report.mae_mean_curve for r in range(len(seeds))])
-        per_sample = spread([runs[arch, name, r].report.mae_per_sample for r in range(len(seeds))])
-        for suffix, value in zip(("", "_min", "_max"), mae, strict=True):
-            res.record(f"mae_bits_{arch}_{name}{suffix}", value)
-        res.record(f"mae_per_sample_bits_{arch}_{name}", per_sample[0])
-        row[f"{name} MAE (bits)"] = f"{mae[0]:.4f} [{mae[1]:.4f}, {mae[2]:.4f}]"
-    accuracy = spread([runs[arch, "recall", r].accuracy for r in range(len(seeds))])
-    for suffix, value in zip(("", "_min", "_max"), accuracy, strict=True):
-        res.record(f"recall_accuracy_{arch}{suffix}", value)
-    row["recall accuracy"] = f"{accuracy[0]:.3f} [{accuracy[1]:.3f}, {accuracy[2]:.3f}]"
+    for name, label in (("bijection", "bijection"), ("hmm", "HMM")):
+        mae = res.record_spread(f"mae_bits_{arch}_{name}", [
+            runs[arch, name, r].report.mae_mean_curve for r in range(len(seeds))])
+        res.record(f"mae_per_sample_bits_{arch}_{name}", np.mean(
+            [runs[arch, name, r].report.mae_per_sample for r in range(len(seeds))]))
+        row[f"{label} MAE (bits)"] = "{:.3f} [{:.3f}, {:.3f}]".format(*mae)
+        row[f"Paper I: {label}"] = ENTROPY_MAE_BITS[arch, name].text
+    accuracy = res.record_spread(f"recall_accuracy_{arch}",
+                                 [runs[arch, "recall", r].accuracy for r in range(len(seeds))])
+    row["recall accuracy"] = "{:.3f} [{:.3f}, {:.3f}]".format(*accuracy)
+    row["Paper I: recall"] = RECALL_ACCURACY[arch].text
     rows.append(row)
-PAPER = {"transformer": ("3e-3 to 7e-3", "7.5e-5 (v1), 0.049 (v3)", "100%"),
-         "mamba": ("0.010", "0.024", "97.8%"), "lstm": ("0.009", "0.41", "0.5%"),
-         "mlp": ("about 1.85", "not reported", "not reported")}
-table = pd.DataFrame(rows, index=pd.Index(ARCHITECTURES, name="architecture"))
-table[["paper: bijection", "paper: HMM", "paper: recall"]] = pd.DataFrame(PAPER, index=[
-    "paper: bijection", "paper: HMM", "paper: recall"]).T
+names = {"transformer": "transformer", "mamba": "Mamba", "lstm": "LSTM", "mlp": "MLP"}
+table = pd.DataFrame(rows, index=[names[arch] for arch in ARCHITECTURES])
+glue("results_table", table, display=False)  # the chapter's table
+for arch, name in ENTROPY_MAE_BITS:  # and the papers' numbers that its text quotes
+    glue(f"paper_mae_bits_{arch}_{name}", ENTROPY_MAE_BITS[arch, name].text, display=False)
+for arch, number in RECALL_ACCURACY.items():
+    glue(f"paper_recall_accuracy_{arch}", number.text, display=False)
 hmm_bayes = torch.cat([b.bayes_entropy_bits[:, tasks["hmm"].query_positions] for b in eval_sets["hmm"]])
 uniform_mae = (np.log2(tasks["hmm"].n_states) - hmm_bayes).mean().item()
 res.record("hmm_uniform_predictor_mae_bits", uniform_mae)
@@ -370,24 +364,22 @@ recall = tasks["recall"]
 recall_probe = recall.sample(settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 8))
 probe_models = {arch: build_model(configs["recall"][arch], torch.Generator()).to(dev)
                 for arch in ("transformer", "mamba", "lstm")}
-# where each model can read a pair: a Mamba's scan input at s convolves the tokens s-3..s
-delay = {"transformer": 0, "mamba": configs["recall"]["mamba"].d_conv - 2}
+# where each model can read a pair whole: at the pair itself for the transformer, two positions
+# later for the Mamba, whose scan input at s convolves the tokens s-3..s
+delay = {arch: pair_read_delay(configs["recall"][arch]) for arch in ("transformer", "mamba")}
 offsets = list(range(-2, 6))
 final_step = recall_checkpoints[-1]
 
 
 def load(arch, step, replicate=0):
-    model = probe_models[arch]
-    model.load_state_dict(runs[arch, "recall", replicate].history.checkpoints[step])
-    return model.eval()
+    """The recall model of ``arch`` and seed ``replicate`` after ``step`` updates (eval mode)."""
+    return runs[arch, "recall", replicate].history.load_checkpoint(probe_models[arch], step)
 
 
 def reading_weights(arch, step, replicate):
     """The mixing weights (B, T, T) of the layer with the most mass on the queried pair."""
     layers = mixing_weights(load(arch, step, replicate), recall_probe.tokens)
-    shares = [queried_pair_share(w, recall, recall_probe, delay=delay[arch]).mean().item()
-              for w in layers]
-    return layers[int(np.argmax(shares))]
+    return layers[reading_layer(layers, recall, recall_probe, delay=delay[arch])]
 
 
 def final_accuracy(arch, replicate):
@@ -402,8 +394,8 @@ profiles = {arch: offset_profile(reading_weights(arch, final_step, shown[arch]),
                                  recall_probe, offsets) for arch in delay}
 offset_table = pd.DataFrame({arch: p.cpu().numpy() for arch, p in profiles.items()},
                             index=pd.Index(offsets, name="offset from the queried key")).T
-for arch, profile in profiles.items():
-    res.record(f"recall_offset_peak_{arch}", offsets[int(profile.argmax())])
+for arch, mass in profiles.items():
+    res.record(f"recall_offset_peak_{arch}", offsets[int(mass.argmax())])
     res.record(f"recall_shown_seed_{arch}", seeds[shown[arch]])
 offset_table.round(3)
 
@@ -468,8 +460,8 @@ for ax, label in zip(axes[:3], ("recall accuracy (probe)", "pair share of mixing
     ax.axhline(1 / recall.n_pairs, color="0.4", ls="--", lw=1)
     ax.legend(frameon=False, fontsize=8)
 width = 0.38
-for k, (arch, profile) in enumerate(profiles.items()):
-    axes[3].bar(np.array(offsets) + (k - 0.5) * width, profile.cpu().numpy(), width=width,
+for k, (arch, mass) in enumerate(profiles.items()):
+    axes[3].bar(np.array(offsets) + (k - 0.5) * width, mass.cpu().numpy(), width=width,
                 color=palette[arch], label=arch)
 axes[3].set_xticks(offsets)
 axes[3].set_xlabel("position relative to the queried key")

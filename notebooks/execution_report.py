@@ -27,10 +27,10 @@ seed = 0
 # %%
 import pandas as pd
 
-from attention_dynamics.book.results import Results, book_notebooks, book_root, load_build_results
-from attention_dynamics.runtime import resolve_device
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.results import book_notebooks, book_root, load_build_results
 
-res = Results("execution_report", profile, resolve_device(device), seed)
+_, _, res = setup_notebook("execution_report", profile, device, seed)
 expected = [name for name in book_notebooks(book_root() / "_toc.yml") if name != res.notebook]
 found = load_build_results(expected)
 

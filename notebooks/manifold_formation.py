@@ -38,11 +38,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from attention_dynamics.book.plotting import show_figure, use_book_style
-from attention_dynamics.book.results import Results
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.measures.geometry import (
     attention_drift,
-    class_means,
+    contextual_keys,
     cosine_matrix,
     key_orthogonality,
     manifold_summary,
@@ -52,20 +52,19 @@ from attention_dynamics.measures.geometry import (
     representation_drift,
 )
 from attention_dynamics.measures.metrics import entropy_bits, evaluate
+from attention_dynamics.measures.trajectories import settling_step
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig, count_parameters
-from attention_dynamics.runtime import resolve_device, seed_everything, select
-from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
+from attention_dynamics.runtime import select
+from attention_dynamics.sequence_training import (
+    SequenceTrainingConfig,
+    geometric_checkpoints,
+    held_out_batches,
+    train_sequence_model,
+)
 from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
 from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
-dev = resolve_device(device)
-gen = seed_everything(seed, dev)
-res = Results("manifold_formation", profile, dev, seed)
-use_book_style()
-# The models are small (widths of 64 on CPU): one thread avoids synchronising threads at every
-# small operation, which on a busy CPU costs more than the second core gives, and fixes the
-# order of floating-point sums, so that a seed fixes the numbers.
-torch.set_num_threads(1)
+dev, gen, res = setup_notebook("manifold_formation", profile, device, seed)
 
 settings = select(
     profile,
@@ -98,23 +97,14 @@ settings
 # geometrically, to resolve the early steps where attention forms.
 
 # %%
-def held_out(task, offset):
-    """Evaluation batches from their own generator, the same for every model."""
-    generator = torch.Generator(device=dev).manual_seed(seed + offset)
-    return [task.sample(settings["eval_batch_size"], generator)
-            for _ in range(settings["eval_batches"])]
-
-
-def checkpoint_steps(steps):
-    """0, then about ``n_checkpoints`` geometrically spaced steps up to ``steps``."""
-    spaced = np.geomspace(10, steps, settings["n_checkpoints"]).round().astype(int)
-    return sorted({0, *spaced.tolist(), steps})
+eval_sizes = dict(n_batches=settings["eval_batches"], batch_size=settings["eval_batch_size"],
+                  device=dev)
 
 
 def train(model, task, training):
     config = SequenceTrainingConfig(**training)
-    return train_sequence_model(model.to(dev), task, config, gen,
-                                checkpoint_steps=checkpoint_steps(config.steps))
+    checkpoints = geometric_checkpoints(config.steps, settings["n_checkpoints"])
+    return train_sequence_model(model.to(dev), task, config, gen, checkpoint_steps=checkpoints)
 
 
 # %% [markdown]
@@ -131,7 +121,7 @@ bij_config = TransformerConfig(vocab_size=bijection.vocab_size, max_len=bijectio
                                **settings["bijection_model"])
 bij_model = Transformer(bij_config, torch.Generator().manual_seed(seed))
 bij_history = train(bij_model, bijection, settings["bijection_training"])
-bij_eval = held_out(bijection, 1)
+bij_eval = held_out_batches(bijection, seed=seed + 1, **eval_sizes)
 bij_report = evaluate(bij_model, bij_eval)
 pd.DataFrame({"k": np.arange(1, bijection.n_pairs + 1),
               "model entropy (bits)": bij_report.model_entropy.numpy(),
@@ -163,10 +153,11 @@ hmm_config = TransformerConfig(vocab_size=hmm.vocab_size,
                                **settings["hmm_model"])
 hmm_model = Transformer(hmm_config, torch.Generator().manual_seed(seed + 1))
 hmm_history = train(hmm_model, hmm, settings["hmm_training"])
-hmm_eval = held_out(hmm, 2)
+hmm_eval = held_out_batches(hmm, seed=seed + 2, **eval_sizes)
 hmm_report = evaluate(hmm_model, hmm_eval)
 length_reports = {hmm.n_observations: hmm_report}
-length_reports |= {K: evaluate(hmm_model, held_out(task, 2 + K)) for K, task in hmm_tests.items()}
+length_reports |= {K: evaluate(hmm_model, held_out_batches(task, seed=seed + 2 + K, **eval_sizes))
+                   for K, task in hmm_tests.items()}
 pd.DataFrame({K: {"entropy MAE, mean curve (bits)": r.mae_mean_curve,
                   "entropy MAE, per sample (bits)": r.mae_per_sample,
                   "KL to Bayes (bits)": r.kl_bits} for K, r in length_reports.items()}).round(4)
@@ -255,16 +246,14 @@ probe_model = Transformer(bij_config, torch.Generator()).to(dev)
 
 def probe(step):
     """Logits and record of the probe batch with the weights after ``step`` updates."""
-    probe_model.load_state_dict(bij_history.checkpoints[step])
-    probe_model.eval()
     with torch.no_grad():
-        return probe_model(probe_batch.tokens, return_record=True)
+        return bij_history.load_checkpoint(probe_model, step)(probe_batch.tokens, return_record=True)
 
 
 hypotheses = bijection.hypothesis_tokens.to(dev)
 value_positions = bijection.value_positions.to(dev)
 query_positions = bijection.query_positions.to(dev)
-value_labels = probe_batch.tokens[:, value_positions].flatten() - bijection.n_symbols
+value_labels = probe_batch.tokens[:, value_positions] - bijection.n_symbols  # (B, L - 1)
 
 
 def key_frame(step):
@@ -272,10 +261,8 @@ def key_frame(step):
     _, record = probe(step)
     with torch.no_grad():
         token_keys = probe_model.token_keys(hypotheses)
-    contextual = []
-    for layer in record.attention:
-        keys = layer.k[:, :, value_positions].transpose(0, 1).flatten(1, 2)  # (H, B*(L-1), d)
-        contextual.append(class_means(keys, value_labels, bijection.n_symbols, missing="error"))
+    contextual = [contextual_keys(layer.k, value_positions, value_labels, bijection.n_symbols)
+                  for layer in record.attention]
     return token_keys, torch.stack(contextual)  # (H, V, d), (layers, H, V, d)
 
 
@@ -454,15 +441,9 @@ for step in bij_steps:
         mae=evaluate(probe_model, bij_eval).mae_mean_curve,
     ))
 dynamics = pd.DataFrame(rows).set_index("step")
-
-
-def settle_step(drift):
-    """First checkpoint after which ``drift`` stays at or below a tenth of its initial value."""
-    above = drift.index[drift > 0.1 * drift.iloc[0]]
-    return drift.index[drift.index > above.max()].min()
-
-
-settle = {name: settle_step(dynamics[f"{name}_drift"]) for name in ("attention", "representation")}
+drifts = torch.tensor(dynamics[["attention_drift", "representation_drift"]].to_numpy())
+settled = settling_step(torch.tensor(bij_steps), drifts / drifts[0])  # drift as a share of step 0's
+settle = dict(zip(("attention", "representation"), settled.tolist(), strict=True))
 for name, step in settle.items():
     res.record(f"{name}_settle_step", step)
     res.record(f"mae_at_{name}_settle_bits", dynamics.loc[step, "mae"])
@@ -504,7 +485,7 @@ show_figure("fig_frame_precision", fig)
 # entropy MAE on the held-out bijection batches.
 
 # %%
-probe_model.load_state_dict(bij_history.checkpoints[bij_steps[-1]])
+bij_history.load_checkpoint(probe_model, bij_steps[-1])
 ablation = {}
 for layer in range(bij_config.n_layers):
     for head in range(bij_config.n_heads):

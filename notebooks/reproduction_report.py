@@ -33,6 +33,8 @@
 # wind-tunnel chapters; the papers' own numbers are at larger sizes and longer training.
 #
 # Our numbers are of the profile named in each row; `quick` runs are smaller than the papers'.
+# The papers' numbers are read from `attention_dynamics.book.paper_numbers`, where each is typed
+# once, with its source.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -42,12 +44,21 @@ seed = 0
 # %%
 import pandas as pd
 
-from attention_dynamics.book.results import Results, load_build_results
+from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.paper_numbers import (
+    ENTROPY_MAE_BITS,
+    RECALL_ACCURACY,
+    STICKY_CHAIN,
+    VALUE_MANIFOLD_PC1_SHARE,
+)
+from attention_dynamics.book.results import load_build_results
 from attention_dynamics.book.verdicts import Bound, Claim, Compared, Quantity
-from attention_dynamics.runtime import resolve_device
 
-res = Results("reproduction_report", profile, resolve_device(device), seed)
+_, _, res = setup_notebook("reproduction_report", profile, device, seed)
 
+# %%
+MLP_BIJECTION = ENTROPY_MAE_BITS["mlp", "bijection"]
+LSTM_HMM = ENTROPY_MAE_BITS["lstm", "hmm"]
 CLAIMS = [
     Claim("Advantage routing law dL/ds = α(b − E_α b) is exact (max abs error, float64)",
           "Paper II, score gradient", "exact", "score_gradient", "routing_law_max_abs_error",
@@ -69,11 +80,13 @@ CLAIMS = [
           "Paper II, sticky chain", "EM-like faster", "em_reading", "em_faster_seeds",
           Bound(5, at_most=False)),
     Claim("EM-like speed-up to SGD's 1000-step loss (authors' pooled threshold)",
-          "Paper II, sticky chain", "2.3×", "em_reading", "em_speedup_pooled",
-          Quantity(paper=2.3, rel_tol=0.25, direction=1.0)),
+          "Paper II, sticky chain", STICKY_CHAIN["em_speedup"].text, "em_reading",
+          "em_speedup_pooled",
+          Quantity(paper=STICKY_CHAIN["em_speedup"].value, rel_tol=0.25, direction=1.0)),
     Claim("Steps for EM-like to reach SGD's final loss (authors' pooled threshold)",
-          "Paper II, sticky chain", "about 430 of 1000", "em_reading",
-          "em_steps_to_sgd_final_pooled", Quantity(paper=430, rel_tol=0.25, direction=1000)),
+          "Paper II, sticky chain", STICKY_CHAIN["em_steps_to_sgd_final"].text, "em_reading",
+          "em_steps_to_sgd_final_pooled",
+          Quantity(paper=STICKY_CHAIN["em_steps_to_sgd_final"].value, rel_tol=0.25, direction=1000)),
     Claim("EM-like ends with a lower predictive entropy than SGD (nats)",
           "Paper II, sticky chain", "lower", "em_reading", "em_final_entropy",
           Compared("sgd_final_entropy")),
@@ -94,19 +107,21 @@ CLAIMS = [
           "em_attention_first_seeds", Bound(5, at_most=False)),
     Claim("A small transformer matches the Bayes entropy on bijection elimination "
           "(MAE of the mean curve, bits; the quick target is 0.05)",
-          "Paper I, bijection wind tunnel", "3e-3 to 7e-3 bits (V = 20)", "manifold_formation",
+          "Paper I, bijection wind tunnel",
+          f"{ENTROPY_MAE_BITS['transformer', 'bijection'].text} bits (V = 20)", "manifold_formation",
           "bijection_entropy_mae_bits", Bound(0.05)),
     Claim("A small transformer matches the Bayes entropy on HMM filtering "
           "(MAE of the mean curve, bits; the quick target is 0.05)",
-          "Paper I, HMM wind tunnel", "7.5e-5 (v1) or 0.049 (v3) bits", "manifold_formation",
-          "hmm_entropy_mae_bits", Bound(0.05)),
+          "Paper I, HMM wind tunnel", f"{ENTROPY_MAE_BITS['transformer', 'hmm'].text} bits",
+          "manifold_formation", "hmm_entropy_mae_bits", Bound(0.05)),
     Claim("A capacity-matched MLP fails on bijection elimination (MAE, bits)",
-          "Paper I, MLP control", "1.85 bits (V = 20)", "manifold_formation",
-          "mlp_bijection_entropy_mae_bits", Quantity(paper=1.85, rel_tol=0.25, direction=0.05)),
+          "Paper I, MLP control", f"{MLP_BIJECTION.text} bits (V = 20)", "manifold_formation",
+          "mlp_bijection_entropy_mae_bits",
+          Quantity(paper=MLP_BIJECTION.value, rel_tol=0.25, direction=0.05)),
     Claim("Value manifold: PC1 of final-layer representations carries most of the variance "
           "(share, pooled over sequences)",
-          "Paper I, value manifold", "84-90 %", "manifold_formation", "value_pc1_share",
-          Quantity(paper=0.87, rel_tol=0.1, direction=0.5)),
+          "Paper I, value manifold", VALUE_MANIFOLD_PC1_SHARE.text, "manifold_formation",
+          "value_pc1_share", Quantity(paper=VALUE_MANIFOLD_PC1_SHARE.value, rel_tol=0.1, direction=0.5)),
     Claim("Value manifold: PC1 orders the positions by posterior entropy (|Spearman|, pooled)",
           "Paper I, value manifold", "strong correlation", "manifold_formation",
           "value_pc1_entropy_spearman", Bound(0.8, at_most=False)),
@@ -117,33 +132,35 @@ CLAIMS = [
           "Paper I, frame-precision dissociation", "attention early", "manifold_formation",
           "attention_settle_step", Compared("representation_settle_step")),
 ]
-PAPER_MAE = {("transformer", "bijection"): "3e-3 to 7e-3", ("transformer", "hmm"): "7.5e-5 or 0.049",
-             ("mamba", "bijection"): "0.010", ("mamba", "hmm"): "0.024",
-             ("lstm", "bijection"): "0.009"}
+CALIBRATED = [("transformer", "bijection"), ("transformer", "hmm"), ("mamba", "bijection"),
+              ("mamba", "hmm"), ("lstm", "bijection")]  # Paper I's architectures that match Bayes
 ARCH_NAMES = {"transformer": "Transformer", "mamba": "Mamba", "lstm": "LSTM"}
 TASK_NAMES = {"bijection": "bijection elimination", "hmm": "HMM filtering"}
-for (arch, task), paper in PAPER_MAE.items():
+for arch, task in CALIBRATED:
     CLAIMS.append(Claim(f"{ARCH_NAMES[arch]} matches the Bayes entropy on {TASK_NAMES[task]} "
-                        "(MAE, bits, mean of seeds)",
-                        "Paper I, architecture comparison", f"{paper} bits", "content_routing",
+                        "(MAE, bits, mean of seeds)", "Paper I, architecture comparison",
+                        f"{ENTROPY_MAE_BITS[arch, task].text} bits", "content_routing",
                         f"mae_bits_{arch}_{task}", Bound(0.05)))
 CLAIMS += [
     Claim("LSTM fails HMM filtering (MAE, bits, mean of seeds)", "Paper I, architecture comparison",
-          "0.41 bits", "content_routing", "mae_bits_lstm_hmm",
-          Quantity(paper=0.41, rel_tol=0.25, direction=0.05)),
+          f"{LSTM_HMM.text} bits", "content_routing", "mae_bits_lstm_hmm",
+          Quantity(paper=LSTM_HMM.value, rel_tol=0.25, direction=0.05)),
     Claim("A capacity-matched MLP fails bijection elimination (MAE, bits, mean of seeds)",
-          "Paper I, MLP control", "1.85 bits (V = 20)", "content_routing", "mae_bits_mlp_bijection",
-          Quantity(paper=1.85, rel_tol=0.25, direction=0.05)),
+          "Paper I, MLP control", f"{MLP_BIJECTION.text} bits (V = 20)", "content_routing",
+          "mae_bits_mlp_bijection", Quantity(paper=MLP_BIJECTION.value, rel_tol=0.25, direction=0.05)),
     Claim("Transformer solves associative recall (accuracy, mean of seeds)",
-          "Paper I v3, associative recall", "100%", "content_routing",
+          "Paper I v3, associative recall", RECALL_ACCURACY["transformer"].text, "content_routing",
           "recall_accuracy_transformer", Bound(0.99, at_most=False)),
     Claim("Mamba solves associative recall (accuracy, mean of seeds)",
-          "Paper I v3, associative recall", "97.8%", "content_routing", "recall_accuracy_mamba",
-          Quantity(paper=0.978, rel_tol=0.05, direction=0.5)),
+          "Paper I v3, associative recall", RECALL_ACCURACY["mamba"].text, "content_routing",
+          "recall_accuracy_mamba",
+          Quantity(paper=RECALL_ACCURACY["mamba"].value, rel_tol=0.05, direction=0.5)),
     Claim("LSTM fails associative recall (accuracy, at most that of guessing among the stored "
-          "values)", "Paper I v3, associative recall", "0.5%", "content_routing",
-          "recall_accuracy_lstm", Compared("recall_unbound_accuracy")),
+          "values)", "Paper I v3, associative recall", RECALL_ACCURACY["lstm"].text,
+          "content_routing", "recall_accuracy_lstm", Compared("recall_unbound_accuracy")),
 ]
+
+# %%
 needed = sorted({claim.notebook for claim in CLAIMS})
 found = load_build_results(needed)
 table = pd.DataFrame([claim.row(found) for claim in CLAIMS])

@@ -12,8 +12,10 @@ from attention_dynamics.measures.routing_probes import (
     input_attributions,
     mixing_weights,
     offset_profile,
+    pair_read_delay,
     queried_pair_positions,
     queried_pair_share,
+    reading_layer,
 )
 from attention_dynamics.measures.scan_gradients import (
     mamba_routing_gradients,
@@ -28,6 +30,7 @@ from attention_dynamics.models.registry import (
     architecture_of,
     build_model,
     matched_config,
+    varied_size,
 )
 from attention_dynamics.models.sizing import count_parameters
 from attention_dynamics.sequence_training import SequenceTrainingConfig, train_and_evaluate
@@ -81,7 +84,7 @@ def test_matched_config_is_the_nearest_width(arch):
     count = count_parameters(build_model(config, torch.Generator()))
     assert count == match.n_parameters and match.target == target
     field = "d_ff" if arch == "mlp" else "d_model"
-    assert getattr(config, field) == match.size
+    assert getattr(config, field) == match.size == varied_size(config)
     for neighbour in (match.size - 1, match.size + 1):
         other = architecture_config(arch, RECALL.vocab_size, RECALL.seq_len,
                                     **(fixed | {field: neighbour}))
@@ -94,6 +97,7 @@ def test_matched_transformer_follows_its_width_with_d_ff():
     config, match = matched_config("transformer", 20, 12, 30_000, multiple_of=4, n_layers=2,
                                    n_heads=4)
     assert config.d_ff == 4 * config.d_model and config.d_model % 4 == 0
+    assert varied_size(config) == config.d_model == match.size
     assert count_parameters(build_model(config, torch.Generator())) == match.n_parameters
 
 
@@ -176,6 +180,49 @@ def test_pair_share_and_offset_profile_on_hand_built_weights():
         offset_profile(on_value[:, :-1], RECALL, batch, [0])
     with pytest.raises(ValueError, match="task must be an AssociativeRecallTask"):
         queried_pair_positions(BijectionTask(4), batch)
+
+
+def test_reading_layer_is_the_layer_with_the_most_mass_on_the_pair():
+    batch = _batch(4)
+    length, pairs = RECALL.seq_len, queried_pair_positions(RECALL, batch)
+    uniform = torch.ones(4, length, length, dtype=F64)
+    on_pair = torch.zeros(4, length, length, dtype=F64)
+    for b in range(4):
+        on_pair[b, RECALL.query_positions, pairs[b, :, 1]] = 1.0
+    assert reading_layer([uniform, on_pair, uniform], RECALL, batch) == 1
+    assert reading_layer([uniform, uniform], RECALL, batch) == 0  # the first of equal ones
+    assert reading_layer([on_pair, on_pair.roll(2, dims=-1)], RECALL, batch, delay=2) == 1
+    with pytest.raises(ValueError, match="at least one layer"):
+        reading_layer([], RECALL, batch)
+
+
+def test_pair_read_delay_is_where_the_scan_input_last_holds_the_pair_whole():
+    config = architecture_config("mamba", RECALL.vocab_size, RECALL.seq_len, **SIZES["mamba"])
+    delay = pair_read_delay(config)
+    model = build_model(config, torch.Generator().manual_seed(0))
+    tokens = _batch(1).tokens
+    with torch.no_grad():
+        _, record = model(tokens, return_record=True)
+
+    def reached(position):
+        """Positions of the first layer's scan input that the token at ``position`` changes."""
+        changed = tokens.clone()
+        changed[0, position] = (tokens[0, position] + 1) % RECALL.vocab_size
+        with torch.no_grad():
+            _, other = model(changed, return_record=True)
+        moved = (other.layers[0].scan_input - record.layers[0].scan_input).abs().amax(-1)[0]
+        return set(torch.nonzero(moved > 0).flatten().tolist())
+
+    j = 1
+    whole = reached(2 * j) & reached(2 * j + 1)  # scan inputs that hold both tokens of pair j
+    assert sorted(whole)[-2:] == [2 * j + delay, 2 * j + 1 + delay]
+    assert delay == config.d_conv - 2
+    transformer = architecture_config("transformer", RECALL.vocab_size, RECALL.seq_len,
+                                      **SIZES["transformer"])
+    assert pair_read_delay(transformer) == 0
+    with pytest.raises(ValueError, match="TransformerConfig or a MambaConfig"):
+        pair_read_delay(architecture_config("lstm", RECALL.vocab_size, RECALL.seq_len,
+                                            **SIZES["lstm"]))
 
 
 def test_mixing_weights_are_attention_or_implicit_attention():

@@ -8,6 +8,7 @@ import torch
 from attention_dynamics.measures.geometry import (
     attention_drift,
     class_means,
+    contextual_keys,
     key_orthogonality,
     linear_cka,
     manifold_summary,
@@ -120,3 +121,18 @@ def test_per_sequence_manifolds_and_class_means():
     torch.testing.assert_close(means, torch.tensor([[[3.0, 2.0], [3.0, 2.5]]] * 2))
     with pytest.raises(ValueError, match="every value"):
         class_means(vectors, torch.tensor([0, 0, 0]), 2, missing="error")
+
+
+def test_contextual_keys_average_each_class_over_sequences_and_positions():
+    k = torch.arange(2 * 2 * 4 * 3, dtype=torch.float64).reshape(2, 2, 4, 3)  # (B, H, T, d)
+    positions = torch.tensor([1, 3])
+    labels = torch.tensor([[0, 1], [1, 0]])  # sequence 0: class 0 at 1, class 1 at 3; 1: swapped
+    keys = contextual_keys(k, positions, labels, 2)
+    assert keys.shape == (2, 2, 3)
+    for head in range(2):
+        torch.testing.assert_close(keys[head, 0], (k[0, head, 1] + k[1, head, 3]) / 2)
+        torch.testing.assert_close(keys[head, 1], (k[0, head, 3] + k[1, head, 1]) / 2)
+    with pytest.raises(ValueError, match="every value"):
+        contextual_keys(k, positions, torch.zeros(2, 2, dtype=torch.int64), 2)
+    with pytest.raises(ValueError, match="labels of shape"):
+        contextual_keys(k, positions, labels.flatten(), 2)

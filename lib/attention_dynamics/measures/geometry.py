@@ -5,7 +5,8 @@ All functions take plain tensors, so that they apply to any model that exposes t
 - :func:`cosine_matrix`, :func:`key_orthogonality` — how far a set of keys is from an
   orthogonal frame: the mean ``|cos|`` between distinct keys (0 for orthogonal keys, 1 for
   collinear ones; about ``sqrt(2 / (pi d))`` for random directions in ``d`` dimensions);
-  :func:`class_means` turns per-position keys into one key per token;
+  :func:`class_means` turns per-position keys into one key per token, and
+  :func:`contextual_keys` does so for one layer's keys at chosen positions;
 - :func:`query_key_alignment` — ``cos(q_i, k_j)`` between the query at a scored position and
   the keys at earlier positions, averaged over sequences;
 - :func:`pca` and :func:`manifold_summary` — principal components of representations and how
@@ -72,6 +73,33 @@ def class_means(vectors: torch.Tensor, labels: torch.Tensor, n_classes: int,
     if missing == "error" and (counts == 0).any():
         raise ValueError(f"labels must take every value in 0..{n_classes - 1}")
     return (one_hot.transpose(-1, -2) @ vectors) / counts
+
+
+def contextual_keys(k: torch.Tensor, positions: torch.Tensor, labels: torch.Tensor,
+                    n_classes: int) -> torch.Tensor:
+    """One key per token class and head: the mean key at the positions holding each class.
+
+    For bijection elimination, with ``positions`` the value positions and ``labels`` the value
+    symbols there, this is the key each hypothesis has in context (the *contextual* key, as
+    against the layer-0 token key, which ignores positions and context).
+
+    Args:
+        k: ``(B, H, T, d)`` one layer's keys (a transformer's ``AttentionRecord.k``).
+        positions: ``(P,)`` int64 positions whose keys are averaged.
+        labels: ``(B, P)`` int64 class of the token at each of those positions, in
+            ``0..n_classes-1``; every class must occur.
+        n_classes: a positive int.
+
+    Returns:
+        ``(H, n_classes, d)`` class means over every sequence and position of each class.
+    """
+    check_float_tensor("k", k, min_dim=4, max_dim=4)
+    if positions.ndim != 1 or tuple(labels.shape) != (k.shape[0], positions.numel()):
+        raise ValueError(f"positions must be 1-D and labels of shape (B, P) = ({k.shape[0]}, "
+                         f"{positions.numel() if positions.ndim == 1 else '?'}); got "
+                         f"{tuple(positions.shape)} and {tuple(labels.shape)}")
+    keys = k[:, :, positions].transpose(0, 1).flatten(1, 2)                  # (H, B * P, d)
+    return class_means(keys, labels.flatten(), n_classes, missing="error")
 
 
 def query_key_alignment(q: torch.Tensor, k: torch.Tensor, query_positions: torch.Tensor,

@@ -1,7 +1,8 @@
 """Which stored pair a query reads on associative recall, and what a model's last layer holds.
 
 - from the mixing weights of a transformer or a Mamba (:func:`mixing_weights`,
-  :func:`queried_pair_share`, :func:`offset_profile`);
+  :func:`queried_pair_share`, :func:`offset_profile`; :func:`pair_read_delay` says where a
+  model can read a pair, :func:`reading_layer` which layer reads it);
 - for any model, from input attributions (:func:`input_attributions`,
   :func:`attribution_share`);
 - :func:`final_representations`, the normed last stream that the tied head reads.
@@ -18,8 +19,8 @@ import torch
 from torch import nn
 
 from attention_dynamics.measures.metrics import TaskBatch
-from attention_dynamics.models.mamba import Mamba
-from attention_dynamics.models.transformer import Transformer
+from attention_dynamics.models.mamba import Mamba, MambaConfig
+from attention_dynamics.models.transformer import Transformer, TransformerConfig
 from attention_dynamics.runtime import evaluation_mode
 from attention_dynamics.tasks.associative_recall import AssociativeRecallTask
 from attention_dynamics.validation import check_float_tensor
@@ -101,6 +102,50 @@ def queried_pair_share(weights: torch.Tensor, task: AssociativeRecallTask, batch
     rows = weights[:, task.query_positions.to(weights.device), delay:2 * task.n_pairs + delay]
     on_pair = rows.gather(2, queried_pair_positions(task, batch)).sum(-1)
     return on_pair / rows.sum(-1).clamp_min(torch.finfo(rows.dtype).tiny)
+
+
+def pair_read_delay(config) -> int:
+    """The ``delay`` of :func:`queried_pair_share` at which a model reads a stored pair whole.
+
+    A transformer's attention reads each position's own token: 0. A Mamba's scan input at
+    position ``s`` is a causal convolution of the tokens ``s - d_conv + 1 .. s``, so the pair
+    ``(2j, 2j + 1)`` is whole in the inputs at ``2j + 1 .. 2j + d_conv - 1``; the delay is that
+    of the last two of them, ``d_conv - 2`` (2 for the usual kernel width 4; a width below 2
+    never holds a pair whole and is refused).
+
+    Args:
+        config: a :class:`~attention_dynamics.models.transformer.TransformerConfig` or a
+            :class:`~attention_dynamics.models.mamba.MambaConfig` (the models with mixing
+            weights over positions).
+    """
+    if isinstance(config, TransformerConfig):
+        return 0
+    if isinstance(config, MambaConfig):
+        if config.d_conv < 2:
+            raise ValueError(f"a Mamba with d_conv={config.d_conv} never holds a pair whole in "
+                             "one scan input")
+        return config.d_conv - 2
+    raise ValueError(f"config must be a TransformerConfig or a MambaConfig (models with mixing "
+                     f"weights over positions); got {type(config).__name__}")
+
+
+def reading_layer(layers: list[torch.Tensor], task: AssociativeRecallTask, batch,
+                  delay: int = 0) -> int:
+    """The index of the layer whose mixing weights put the most mass on the queried pair.
+
+    Args:
+        layers: per layer, ``(B, T, T)`` non-negative mixing weights (:func:`mixing_weights`).
+        task, batch: the recall task and the batch the weights were computed on.
+        delay: as in :func:`queried_pair_share`.
+
+    Returns:
+        The layer with the largest :func:`queried_pair_share` averaged over queries and
+        sequences (the first of equal ones).
+    """
+    if not layers:
+        raise ValueError("layers must hold at least one layer's weights")
+    shares = [queried_pair_share(w, task, batch, delay=delay).mean().item() for w in layers]
+    return max(range(len(shares)), key=shares.__getitem__)
 
 
 def offset_profile(weights: torch.Tensor, task: AssociativeRecallTask, batch,

@@ -2,7 +2,8 @@
 
 :data:`ARCHITECTURES` names them; :func:`architecture_config` builds the config of one from its
 sizes, :func:`build_model` the model of a config, and :func:`matched_config` the config whose
-parameter count is nearest a target (the capacity matching of the chapter's comparison).
+parameter count is nearest a target (the capacity matching of the chapter's comparison), varying
+the size that :func:`varied_size` reads.
 """
 
 from __future__ import annotations
@@ -67,6 +68,12 @@ def architecture_of(config) -> str:
             return name
     raise ValueError(f"config must be one of {[c.__name__ for c in _MODELS]}; got "
                      f"{type(config).__name__}")
+
+
+def varied_size(config) -> int:
+    """The size that :func:`matched_config` varies for this config's architecture: ``d_model``
+    (transformer, Mamba, LSTM) or the MLP's hidden width ``d_ff``."""
+    return getattr(config, _SIZE_FIELD[architecture_of(config)])
 
 
 def matched_config(arch: str, vocab_size: int, max_len: int, target: int, multiple_of: int = 1,

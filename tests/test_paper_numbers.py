@@ -1,0 +1,111 @@
+"""The papers' numbers are typed once, in ``book.paper_numbers``, and the book reads them there."""
+
+import ast
+import math
+from pathlib import Path
+
+import pytest
+
+from attention_dynamics.book import paper_numbers
+from attention_dynamics.book.paper_numbers import (
+    ENTROPY_MAE_BITS,
+    RECALL_ACCURACY,
+    STICKY_CHAIN,
+    VALUE_MANIFOLD_PC1_SHARE,
+    PaperNumber,
+)
+from attention_dynamics.models.registry import ARCHITECTURES
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLES = {"ENTROPY_MAE_BITS": ENTROPY_MAE_BITS, "RECALL_ACCURACY": RECALL_ACCURACY,
+          "STICKY_CHAIN": STICKY_CHAIN}
+NUMBERS = [number for table in TABLES.values() for number in table.values()]
+NUMBERS.append(VALUE_MANIFOLD_PC1_SHARE)
+QUOTED = [number.text for number in NUMBERS if any(c.isdigit() for c in number.text)]
+
+
+def test_every_entry_is_a_well_formed_paper_number():
+    assert {name for name, value in vars(paper_numbers).items()
+            if isinstance(value, (dict, PaperNumber)) and name.isupper()} == \
+        set(TABLES) | {"VALUE_MANIFOLD_PC1_SHARE"}
+    for number in NUMBERS:
+        assert isinstance(number, PaperNumber)
+        assert number.value is None or (isinstance(number.value, (int, float))
+                                        and math.isfinite(number.value)), number
+        assert number.text.strip() and number.source.strip(), number
+        assert number.source.startswith(("Paper I", "Paper II")), number
+        # a number is given exactly where the paper quotes one
+        assert (number.value is None) == (number.text == "not reported"), number
+
+
+def test_the_tables_cover_every_architecture_and_task():
+    assert set(ENTROPY_MAE_BITS) == {(arch, task) for arch in ARCHITECTURES
+                                     for task in ("bijection", "hmm")}
+    assert set(RECALL_ACCURACY) == set(ARCHITECTURES)
+    assert all(0 <= n.value <= 1 for n in RECALL_ACCURACY.values() if n.value is not None)
+    assert all(n.value > 0 for n in ENTROPY_MAE_BITS.values() if n.value is not None)
+    assert 0 < VALUE_MANIFOLD_PC1_SHARE.value < 1
+
+
+def _report_calls(name: str) -> tuple[list[ast.Call], dict]:
+    """The report's calls of ``name`` (``Claim``, ``Quantity``), and a namespace that evaluates
+    their arguments: the paper numbers and the report's aliases of them."""
+    tree = ast.parse((ROOT / "notebooks" / "reproduction_report.py").read_text())
+    namespace = {table: getattr(paper_numbers, table) for table in (*TABLES, "VALUE_MANIFOLD_PC1_SHARE")}
+    for node in tree.body:  # aliases such as MLP_BIJECTION = ENTROPY_MAE_BITS["mlp", "bijection"]
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript)
+                and getattr(node.value.value, "id", None) in TABLES):
+            exec(compile(ast.Module([node], []), "reproduction_report.py", "exec"), namespace)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", None) == name]
+    return calls, namespace
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def test_the_report_judges_quantities_by_the_module_numbers():
+    quantities, namespace = _report_calls("Quantity")
+    assert len(quantities) >= 5
+    values = {number.value for number in NUMBERS if number.value is not None}
+    for call in quantities:
+        (paper,) = [k.value for k in call.keywords if k.arg == "paper"]
+        assert not isinstance(paper, ast.Constant), ast.unparse(call)
+        assert eval(compile(ast.Expression(paper), "paper", "eval"), namespace) in values, \
+            ast.unparse(call)
+
+
+def test_the_report_quotes_the_module_texts():
+    claims, namespace = _report_calls("Claim")
+    assert len(claims) > 15
+    from_module = 0
+    for call in claims:
+        paper = call.args[2] if len(call.args) > 2 else next(
+            k.value for k in call.keywords if k.arg == "paper")
+        if isinstance(paper, ast.Constant):  # a qualitative claim: "exact", "lower", ...
+            assert not any(c.isdigit() for c in paper.value), paper.value
+        else:  # the paper's number, as the module quotes it
+            assert _names(paper) & set(namespace), ast.unparse(paper)
+            from_module += 1
+    assert from_module >= 10
+
+
+@pytest.mark.parametrize("notebook", ["reproduction_report", "content_routing"])
+def test_notebooks_type_no_paper_number(notebook):
+    tree = ast.parse((ROOT / "notebooks" / f"{notebook}.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Quantity":
+            paper = next(k.value for k in node.keywords if k.arg == "paper")
+            assert not isinstance(paper, ast.Constant), ast.unparse(node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            assert not any(text in node.value for text in QUOTED), node.value
+
+
+def test_the_chapter_page_glues_the_papers_numbers():
+    page = (ROOT / "book" / "content_routing.md").read_text()
+    for table in (ENTROPY_MAE_BITS, RECALL_ACCURACY):
+        for number in table.values():
+            if any(c.isdigit() for c in number.text):
+                assert number.text not in page, number.text
+    assert "```{glue} results_table\n:doc: /notebooks/content_routing.ipynb\n```" in page
