@@ -44,7 +44,7 @@ from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.paper_numbers import ENTROPY_MAE_BITS, RECALL_ACCURACY
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.measures.geometry import manifold_summary
-from attention_dynamics.measures.metrics import entropy_bits
+from attention_dynamics.measures.metrics import blind_predictor_maes, entropy_bits
 from attention_dynamics.measures.routing_probes import (
     attribution_share,
     final_representations,
@@ -62,6 +62,7 @@ from attention_dynamics.measures.scan_gradients import (
     transformer_score_gradients,
     zero_sum_fraction,
 )
+from attention_dynamics.measures.trajectories import relative_fall
 from attention_dynamics.models.mamba import selective_scan_sequential
 from attention_dynamics.models.registry import (
     ARCHITECTURES,
@@ -240,8 +241,13 @@ for arch, name in ENTROPY_MAE_BITS:  # and the papers' numbers that its text quo
 for arch, number in RECALL_ACCURACY.items():
     glue(f"paper_recall_accuracy_{arch}", number.text, display=False)
 hmm_bayes = torch.cat([b.bayes_entropy_bits[:, tasks["hmm"].query_positions] for b in eval_sets["hmm"]])
-uniform_mae = (np.log2(tasks["hmm"].n_states) - hmm_bayes).mean().item()
-res.record("hmm_uniform_predictor_mae_bits", uniform_mae)
+blind = blind_predictor_maes(hmm_bayes, tasks["hmm"].n_states)
+uniform_mae = res.record("hmm_uniform_predictor_mae_bits", blind["uniform"])
+res.record("hmm_average_curve_predictor_mae_bits", blind["average_curve"])
+for arch in ARCHITECTURES:  # did training stop while the loss still fell? (the least settled seed)
+    for name in TASKS:
+        res.record(f"loss_fall_last_tenth_{arch}_{name}",
+                   max(relative_fall(runs[arch, name, r].history.loss) for r in range(len(seeds))))
 res.record("bijection_marginal_gap_bits", mean_entropy_gap_of_marginal(tasks["bijection"].n_symbols))
 res.record("recall_chance_accuracy", tasks["recall"].chance_accuracy)
 res.record("recall_unbound_accuracy", tasks["recall"].unbound_accuracy)

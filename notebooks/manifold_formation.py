@@ -51,8 +51,8 @@ from attention_dynamics.measures.geometry import (
     query_key_alignment,
     representation_drift,
 )
-from attention_dynamics.measures.metrics import entropy_bits, evaluate
-from attention_dynamics.measures.trajectories import settling_step
+from attention_dynamics.measures.metrics import blind_predictor_maes, entropy_bits, evaluate
+from attention_dynamics.measures.trajectories import relative_fall, settling_step
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig, count_parameters
 from attention_dynamics.runtime import select
 from attention_dynamics.sequence_training import (
@@ -135,6 +135,7 @@ res.record("bijection_train_seconds", bij_history.seconds, timing=True)
 res.record("bijection_entropy_mae_bits", bij_report.mae_mean_curve)
 res.record("bijection_entropy_mae_per_sample_bits", bij_report.mae_per_sample)
 res.record("bijection_kl_bits", bij_report.kl_bits)
+res.record("bijection_loss_fall_last_tenth", relative_fall(bij_history.loss))
 
 # %% [markdown]
 # ## (b) HMM filtering and length generalisation
@@ -170,8 +171,7 @@ pd.DataFrame({K: {"entropy MAE, mean curve (bits)": r.mae_mean_curve,
 
 # %%
 bayes_entropy = torch.cat([b.bayes_entropy_bits[:, hmm.query_positions] for b in hmm_eval])
-average_curve_mae = (bayes_entropy - bayes_entropy.mean(0)).abs().mean().item()
-uniform_mae = (np.log2(hmm.n_states) - bayes_entropy).abs().mean().item()
+blind = blind_predictor_maes(bayes_entropy, hmm.n_states)
 res.record("hmm_parameters", count_parameters(hmm_model))
 res.record("hmm_steps", settings["hmm_training"]["steps"])
 res.record("hmm_train_seconds", hmm_history.seconds, timing=True)
@@ -179,8 +179,9 @@ res.record("hmm_train_length", hmm.n_observations)
 res.record("hmm_entropy_mae_bits", hmm_report.mae_mean_curve)
 res.record("hmm_entropy_mae_per_sample_bits", hmm_report.mae_per_sample)
 res.record("hmm_kl_bits", hmm_report.kl_bits)
-res.record("hmm_average_curve_predictor_mae_bits", average_curve_mae)
-res.record("hmm_uniform_predictor_mae_bits", uniform_mae)
+res.record("hmm_average_curve_predictor_mae_bits", blind["average_curve"])
+res.record("hmm_uniform_predictor_mae_bits", blind["uniform"])
+res.record("hmm_loss_fall_last_tenth", relative_fall(hmm_history.loss))
 for K in settings["hmm_test_lengths"]:
     res.record(f"hmm_entropy_mae_per_sample_bits_length_{K}", length_reports[K].mae_per_sample)
     res.record(f"hmm_entropy_mae_bits_length_{K}", length_reports[K].mae_mean_curve)
@@ -220,11 +221,12 @@ show_figure("fig_entropy_calibration", fig)
 
 # %%
 mlp = MLP(MLPConfig.matching(bij_config), torch.Generator().manual_seed(seed + 2))
-train(mlp, bijection, settings["bijection_training"])
+mlp_history = train(mlp, bijection, settings["bijection_training"])
 mlp_report = evaluate(mlp, bij_eval)
 res.record("mlp_parameters", count_parameters(mlp))
 res.record("mlp_bijection_entropy_mae_bits", mlp_report.mae_mean_curve)
 res.record("mlp_bijection_entropy_mae_per_sample_bits", mlp_report.mae_per_sample)
+res.record("mlp_bijection_loss_fall_last_tenth", relative_fall(mlp_history.loss))
 res.record("bijection_marginal_gap_bits", mean_entropy_gap_of_marginal(bijection.n_symbols))
 pd.Series({"transformer parameters": count_parameters(bij_model),
            "MLP parameters": count_parameters(mlp),
@@ -372,6 +374,11 @@ hmm_entropy = hmm_probe.bayes_entropy_bits[:, hmm.query_positions.to(dev)]
 hmm_manifold = manifold_summary(hmm_final.flatten(0, 1), hmm_entropy.flatten())
 hmm_share, hmm_rho = per_sequence_manifolds(hmm_final, hmm_entropy)
 
+# the same measures at initialisation: what the architecture gives before any training
+_, init_record = probe(bij_steps[0])
+init_manifold = manifold_summary(init_record.final[:, query_positions].flatten(0, 1), bij_entropy)
+res.record("value_pc1_share_random_init", init_manifold.pc1_share)
+res.record("value_pc1_entropy_spearman_random_init", abs(init_manifold.pc1_spearman))
 res.record("value_pc1_share", bij_manifold.pc1_share)
 res.record("value_pc2_share", bij_manifold.pc2_share)
 res.record("value_pc1_entropy_spearman", abs(bij_manifold.pc1_spearman))

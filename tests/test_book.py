@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from attention_dynamics.book.results import book_notebooks
+from attention_dynamics.book.verdicts import VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -53,6 +54,12 @@ def test_executed_notebooks_are_build_products(built_book):
     for name in NOTEBOOKS:
         executed = json.loads((built_book / "notebooks" / f"{name}.ipynb").read_text())
         assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
+        # one parameters cell in the text notebook, papermill's beside it: both hidden
+        tagged = [cell["metadata"].get("tags", []) for cell in executed["cells"]]
+        settings = [tags for tags in tagged if {"parameters", "injected-parameters"} & set(tags)]
+        assert len(settings) == 2 and all("remove-cell" in tags for tags in settings), name
+        page = (built_book / "html" / "notebooks" / f"{name}.html").read_text()
+        assert "# Parameters" not in page, name
     assert "notebooks/*.ipynb" in (ROOT / ".gitignore").read_text().splitlines()
 
 
@@ -135,12 +142,18 @@ def test_a_notebook_refuses_an_unknown_device(tmp_path):
                                    cwd=str(tmp_path), progress_bar=False)
 
 
-def test_reproduction_report_judges_every_claim(built_book, results):
+def test_reproduction_report_judges_every_claim_against_a_null(built_book, results):
     metrics = results["reproduction_report"]["metrics"]
-    judged = sum(metrics[f"claims_{v}"] for v in ("reproduced", "partly", "not_reproduced"))
-    assert judged == metrics["claims_tested"] >= 5
+    judged = sum(metrics[f"claims_{v.replace(' ', '_')}"] for v in VERDICTS)
+    assert judged == metrics["claims_tested"] >= 30
     page = (built_book / "html" / "notebooks" / "reproduction_report.html").read_text()
-    assert page.count("<tr") >= metrics["claims_tested"] + 1  # header and one row per claim
+    table = page[page.index('class="dataframe report-table"'):]
+    assert table.count("<tr") == metrics["claims_tested"] + 1  # header and one row per claim
+    assert "null or reference" in table and "report_claims.png" in page
+    # the tally above the table says how many claims got each verdict
+    for verdict in VERDICTS:
+        count = metrics["claims_" + verdict.replace(" ", "_")]
+        assert f"{count:.0f} {verdict}" in page, verdict
 
 
 def test_results_files_come_from_one_build(results):

@@ -20,8 +20,6 @@ def test_notebook_records_the_architecture_table(results):
             assert metrics[f"n_parameters_{arch}_{task}"] > 1000
     assert metrics["n_seeds"] >= 2
     assert metrics["parameter_mismatch_max"] < 0.05
-    # the budget is 8 minutes alone on 2 cores; the build runs chapters side by side,
-    # which costs this notebook 10-30 % (measured 359-457 s), so the bound leaves room for that
     assert content["profile"] == "quick"
 
 
@@ -35,13 +33,9 @@ def test_notebook_numbers_support_the_pages_claims(results):
     assert m["recall_accuracy_transformer_min"] > 0.99
     assert m["mae_bits_transformer_hmm_max"] < 0.5 * m["hmm_uniform_predictor_mae_bits"]
     assert m["hmm_entropy_correlation_transformer"] > 0.5
-    # the others stay on the prompt-blind plateau of HMM filtering
-    for arch in ("mamba", "lstm", "mlp"):
-        assert abs(m[f"mae_bits_{arch}_hmm"] - m["hmm_uniform_predictor_mae_bits"]) < 0.02, arch
-        assert m[f"hmm_model_entropy_sd_{arch}"] < 0.05, arch
-    # bijection: the LSTM lags the routing architectures but is far below the MLP's floor
-    assert m["mae_bits_lstm_bijection_min"] > max(m["mae_bits_transformer_bijection_max"],
-                                                  m["mae_bits_mamba_bijection_max"])
+    # the MLP cannot read the HMM prompt either: it stays on the prompt-blind plateau
+    assert abs(m["mae_bits_mlp_hmm"] - m["hmm_uniform_predictor_mae_bits"]) < 0.02
+    # bijection: the LSTM, which can accumulate, ends far below the MLP's floor
     assert m["mae_bits_lstm_bijection_max"] < 0.5 * m["mae_bits_mlp_bijection"]
     # recall: the LSTM does not reach 1/N; at least one Mamba seed binds
     assert m["recall_accuracy_lstm_max"] < m["recall_unbound_accuracy"]
@@ -56,8 +50,11 @@ def test_notebook_numbers_support_the_pages_claims(results):
     assert m["transformer_score_gradient_net_fraction"] < 1e-8
     assert m["mamba_attention_gradient_net_fraction"] > 0.1
     assert 0 < m["mamba_attention_negative_fraction"] < 1
-    # no entropy-ordered leading axis at this scale
-    assert m["pc1_entropy_spearman_transformer_hmm"] < 0.3
+    # the nulls the report judges chapter 5 against are recorded, and ordered as they must be
+    assert 0 < m["hmm_average_curve_predictor_mae_bits"] < m["hmm_uniform_predictor_mae_bits"]
+    for arch in ARCHITECTURES:
+        for task in ("bijection", "hmm", "recall"):
+            assert f"loss_fall_last_tenth_{arch}_{task}" in m, (arch, task)
 
 
 @pytest.mark.slow

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from attention_dynamics.measures.metrics import evaluate, kl_to_bayes_bits, score_logits, sequence_loss
+from attention_dynamics.measures.metrics import (
+    blind_predictor_maes,
+    evaluate,
+    kl_to_bayes_bits,
+    score_logits,
+    sequence_loss,
+)
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig
 from attention_dynamics.runtime import seed_everything
 from attention_dynamics.sequence_training import (
@@ -169,3 +175,16 @@ def test_every_wind_tunnel_keeps_the_task_contract():
         assert batch.bayes_predictive.shape == (2, task.seq_len, task.vocab_size)
         scored = batch.mask[0].nonzero().flatten()
         assert torch.equal(scored, task.query_positions)
+
+
+def test_observation_blind_predictors_have_the_stated_maes():
+    entropy = torch.tensor([[1.0, 0.5], [0.0, 1.5]], dtype=torch.float64)  # 2 sequences, 2 positions
+    maes = blind_predictor_maes(entropy, n_outcomes=4)
+    # average curve [0.5, 1.0]: deviations 0.5, 0.5, 0.5, 0.5
+    assert maes["average_curve"] == pytest.approx(0.5, abs=1e-15)
+    # uniform: log2 4 = 2 bits everywhere: deviations 1, 1.5, 2, 0.5
+    assert maes["uniform"] == pytest.approx(1.25, abs=1e-15)
+    with pytest.raises(ValueError, match="n_outcomes"):
+        blind_predictor_maes(entropy, 0)
+    with pytest.raises(ValueError, match=r"\(N, Q\)"):
+        blind_predictor_maes(entropy[0], 4)

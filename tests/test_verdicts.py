@@ -1,47 +1,110 @@
-"""The rules that decide the verdicts of the reproduction report."""
+"""The rules that decide the verdicts of the reproduction report, on constructed cases."""
 
 import pytest
 
-from attention_dynamics.book.verdicts import Bound, Claim, Compared, Quantity
+from attention_dynamics.book.verdicts import (
+    AtNull,
+    BeatsNull,
+    Bound,
+    Claim,
+    Null,
+    Quantity,
+    StillLearning,
+    decide,
+)
+
+NO_VALUE = Null("float64 round-off")
 
 
 def test_bound_rule():
-    assert Bound(1e-10).judge(3e-16) == "reproduced"
-    assert Bound(1e-10).judge(1e-6) == "not reproduced"
-    assert Bound(1.0, at_most=False).judge(1.0) == "reproduced"
-    assert Bound(1.0, at_most=False).judge(0.99) == "not reproduced"
+    assert decide(Bound(1e-10), 3e-16, NO_VALUE, {}) == ("reproduced", "")
+    assert decide(Bound(1e-10), 1e-6, NO_VALUE, {})[0] == "not reproduced"
+    assert decide(Bound(1.0, at_most=False), 1.0, NO_VALUE, {})[0] == "reproduced"
+    assert decide(Bound(1.0, at_most=False), 0.99, NO_VALUE, {})[0] == "not reproduced"
 
 
 def test_quantity_rule():
     speedup = Quantity(paper=2.3, rel_tol=0.25, direction=1.0)
-    assert speedup.judge(2.0) == "reproduced"  # within 25 %
-    assert speedup.judge(1.2) == "partly"  # faster, but not 2.3 times
-    assert speedup.judge(0.8) == "not reproduced"  # slower
-    assert speedup.judge(5.0) == "partly"
+    sgd = Null("SGD", value=1.0)
+    assert decide(speedup, 2.0, sgd, {})[0] == "reproduced"  # within 25 %
+    assert decide(speedup, 1.2, sgd, {})[0] == "partly"  # faster, but not 2.3 times
+    assert decide(speedup, 0.8, sgd, {})[0] == "not reproduced"  # slower
+    assert decide(speedup, 5.0, sgd, {})[0] == "partly"
     with pytest.raises(ValueError, match="rel_tol"):
         Quantity(paper=2.3, rel_tol=0, direction=1)
 
 
-def test_a_claim_needs_its_result():
-    claim = Claim("identity", "Paper II §3", "exact", "score_gradient", "error", Bound(1e-10))
+def test_a_run_that_its_null_also_passes_is_inconclusive():
+    # the mean-curve MAE of an observation-blind predictor can be 0: a bound it passes decides nothing
+    metrics = {"mae": 0.01, "blind_mae": 0.0}
+    verdict, reason = decide(Bound(0.05), 0.01, Null("observation-blind", "blind_mae"), metrics)
+    assert verdict == "inconclusive" and "observation-blind" in reason and "passes" in reason
+    metrics["blind_mae"] = 0.19
+    assert decide(Bound(0.05), 0.01, Null("observation-blind", "blind_mae"), metrics)[0] == \
+        "reproduced"
+    # the LSTM on HMM: 0.41 bits "reproduced" by coincidence with the uniform plateau
+    plateau = Null("uniform-posterior plateau", value=0.418)
+    assert decide(Quantity(0.41, 0.25, 0.05), 0.40, plateau, {})[0] == "inconclusive"
+
+
+def test_beats_null_and_at_null():
+    init = Null("random init", "init")
+    assert decide(BeatsNull(), 0.2, init, {"init": 0.3})[0] == "reproduced"
+    assert decide(BeatsNull(), 0.3, init, {"init": 0.2})[0] == "not reproduced"
+    assert decide(BeatsNull(at_most=False, factor=2), 4.0, init, {"init": 2.0})[0] == "reproduced"
+    assert decide(BeatsNull(at_most=False, factor=2), 3.9, init, {"init": 2.0})[0] == \
+        "not reproduced"
+    floor = Null("context-free floor", "floor")
+    assert decide(AtNull(0.05), 1.145, floor, {"floor": 1.143})[0] == "reproduced"  # on the floor
+    assert decide(AtNull(0.05), 0.30, floor, {"floor": 1.143})[0] == "not reproduced"
+    with pytest.raises(ValueError, match="null with a value"):
+        decide(AtNull(0.05), 1.0, NO_VALUE, {})
+    with pytest.raises(KeyError, match="floor"):
+        decide(AtNull(0.05), 1.0, floor, {})
+
+
+def test_a_run_stopped_while_still_learning_cannot_say_not_reproduced():
+    check = StillLearning("loss_fall_last_tenth", max_fall=0.02)
+    floor = Null("context-free floor", "floor")
+    learning = {"floor": 1.14, "loss_fall_last_tenth": 0.15}
+    flat = {"floor": 1.14, "loss_fall_last_tenth": 0.001}
+    # a positive claim that failed while the loss still fell: inconclusive, with the reason
+    verdict, reason = decide(Bound(0.05), 0.3, floor, learning, check)
+    assert verdict == "inconclusive" and "still learning" in reason and "15.0%" in reason
+    assert decide(Bound(0.05), 0.3, floor, flat, check)[0] == "not reproduced"
+    # a failure claim (the model sits on its null) is not decided while the loss still falls
+    assert decide(AtNull(0.05), 1.15, floor, learning, check)[0] == "inconclusive"
+    assert decide(AtNull(0.05), 1.15, floor, flat, check)[0] == "reproduced"
+    # a success is a success, however much the loss still falls
+    assert decide(Bound(0.05), 0.01, floor, learning, check)[0] == "reproduced"
+    # but the check's metric must have been recorded, whatever the verdict
+    with pytest.raises(KeyError, match="loss_fall_last_tenth"):
+        decide(Bound(0.05), 0.01, floor, {"floor": 1.14}, check)
+
+
+def test_null_needs_a_label_and_at_most_one_value():
+    with pytest.raises(ValueError, match="label"):
+        Null("")
+    with pytest.raises(ValueError, match="not both"):
+        Null("chance", metric="chance", value=0.1)
+
+
+def test_a_claim_needs_its_result_and_reports_its_null():
+    claim = Claim("identity", "Paper II §3", "exact", "score_gradient", "error", NO_VALUE,
+                  Bound(1e-10))
     results = {"score_gradient": {"metrics": {"error": 1e-16}, "profile": "quick",
                                   "device": "cpu"}}
-    assert claim.row(results)["verdict"] == "reproduced"
+    row = claim.row(results)
+    assert row["verdict"] == "reproduced" and row["null"] == "float64 round-off"
+    assert row["null value"] is None and row["reason"] == ""
     with pytest.raises(KeyError, match="no results file"):
         claim.row({})
-    with pytest.raises(KeyError, match="did not record"):
+    with pytest.raises(KeyError, match="error"):
         claim.row({"score_gradient": {"metrics": {}, "profile": "quick", "device": "cpu"}})
-
-
-def test_compared_rule_reads_the_other_metric_of_the_same_notebook():
-    claim = Claim("EM-like ends lower", "Paper II", "lower", "em", "em_loss", Compared("sgd_loss"))
+    compared = Claim("EM-like ends lower", "Paper II", "lower", "em", "em_loss",
+                     Null("SGD", "sgd_loss"), BeatsNull())
     results = {"em": {"metrics": {"em_loss": 1.9, "sgd_loss": 2.0}, "profile": "quick",
                       "device": "cpu"}}
-    row = claim.row(results)
-    assert row["verdict"] == "reproduced" and row["rule"] == "≤ sgd_loss"
-    results["em"]["metrics"]["em_loss"] = 2.1
-    assert claim.row(results)["verdict"] == "not reproduced"
-    assert Compared("base", at_most=False, factor=2).judge(4.0, {"base": 2.0}) == "reproduced"
-    assert Compared("base", at_most=False, factor=2).judge(3.9, {"base": 2.0}) == "not reproduced"
-    with pytest.raises(KeyError, match="base"):
-        Compared("base").judge(1.0, {})
+    row = compared.row(results)
+    assert row["verdict"] == "reproduced" and row["null value"] == 2.0
+    assert row["rule"] == "≤ the null"

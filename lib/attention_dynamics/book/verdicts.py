@@ -1,23 +1,33 @@
 """Verdicts of the reproduction report, decided by stated rules rather than by hand.
 
 Each claim of the papers that the book tests is one :class:`Claim`: where it comes from, the
-paper's number as the paper states it, the notebook metric that measures it, and a rule. The
-rules:
+paper's number as the paper states it, the notebook metric that measures it, the **null or
+reference** it is judged against (:class:`Null`: a context-free floor, a uniform-posterior
+plateau, an observation-blind predictor, the model at random initialisation, chance, the
+other schedule), and a rule. The rules:
 
-- :class:`Bound` — an exact or qualitative claim ("the identity holds", "EM-like is faster on
-  every seed"): *reproduced* when the measured value is on the stated side of the bound,
-  *not reproduced* otherwise.
-- :class:`Quantity` — a number the paper reports: *reproduced* when the measured value lies
-  within ``rel_tol`` of the paper's (relative), *partly* when it is on the same side of
-  ``direction`` as the paper's value (the effect exists, its size differs), *not reproduced*
-  when it is not.
-- :class:`Compared` — a claim that one measured number beats another of the same notebook
-  ("EM-like ends with lower entropy than SGD", "keys are more orthogonal than at
-  initialisation"): *reproduced* when the value is on the stated side of ``factor`` times the
-  other metric, *not reproduced* otherwise.
+- :class:`Bound` — an exact or qualitative claim ("the identity holds", "the MAE is below
+  0.05 bits"): *reproduced* when the value is on the stated side of the bound, *not
+  reproduced* otherwise.
+- :class:`Quantity` — a number the paper reports: *reproduced* within ``rel_tol`` of the
+  paper's (relative), *partly* on the paper's side of ``direction`` (the effect exists, its
+  size differs), *not reproduced* otherwise.
+- :class:`BeatsNull` — the model must do better than its null ("more orthogonal than at
+  initialisation", "EM-like ends lower than SGD"): *reproduced* when the value is on the stated
+  side of ``factor`` times the null's value.
+- :class:`AtNull` — the claim is a failure ("the MLP cannot use its context", "the LSTM stays
+  on the plateau"): *reproduced* when the value is within ``abs_tol`` of the null's.
 
-Every rule judges through ``judge(value, metrics)``, ``metrics`` being all the numbers of the
-claim's notebook; only :class:`Compared` reads them.
+Two things make a run unable to decide, and then the verdict is **inconclusive**, with the
+reason in the row:
+
+- the null passes the same :class:`Bound` or :class:`Quantity` (a predictor that ignores what
+  the claim is about would be judged reproduced too);
+- training stopped before the effect could show (:class:`StillLearning`: the loss still fell by
+  more than a stated fraction over the last tenth of training) and the verdict rests on the
+  model not having learned: a *not reproduced*, or a failure claim judged *reproduced*.
+
+So *not reproduced* is kept for a run that could have shown the claim and did not.
 """
 
 from __future__ import annotations
@@ -25,7 +35,43 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-VERDICTS = ("reproduced", "partly", "not reproduced")
+VERDICTS = ("reproduced", "partly", "not reproduced", "inconclusive")
+"""The four verdicts, strongest first."""
+REPRODUCED, PARTLY, NOT_REPRODUCED, INCONCLUSIVE = VERDICTS
+
+
+def _metric(metrics: dict[str, float], name: str, what: str) -> float:
+    if name not in metrics:
+        raise KeyError(f"{what} reads metric {name!r}, which was not recorded")
+    return metrics[name]
+
+
+@dataclass(frozen=True)
+class Null:
+    """The null or reference of a claim: a label, and its value where it has one.
+
+    Attributes:
+        label: what it is, in words ("context-free floor", "random init", "SGD", ...).
+        metric: the metric of the claim's notebook that holds its value; or
+        value: a fixed value (e.g. chance); neither for a reference without a number (an exact
+            identity is judged against float64 round-off).
+    """
+
+    label: str
+    metric: str | None = None
+    value: float | None = None
+
+    def __post_init__(self):
+        if not self.label:
+            raise ValueError("label must name the null or reference")
+        if self.metric is not None and self.value is not None:
+            raise ValueError("give the null's metric or its value, not both")
+
+    def resolve(self, metrics: dict[str, float]) -> float | None:
+        """The null's value in this run (``None`` if it has none)."""
+        if self.metric is not None:
+            return _metric(metrics, self.metric, f"the null {self.label!r}")
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -35,9 +81,9 @@ class Bound:
     bound: float
     at_most: bool = True
 
-    def judge(self, value: float, metrics: dict[str, float] | None = None) -> str:
+    def judge(self, value: float, null: float | None = None) -> str:
         holds = value <= self.bound if self.at_most else value >= self.bound
-        return VERDICTS[0] if holds else VERDICTS[2]
+        return REPRODUCED if holds else NOT_REPRODUCED
 
     def describe(self) -> str:
         return f"{'≤' if self.at_most else '≥'} {self.bound:g}"
@@ -58,11 +104,11 @@ class Quantity:
             raise ValueError("paper must differ from direction, which separates the effect "
                              "from its absence")
 
-    def judge(self, value: float, metrics: dict[str, float] | None = None) -> str:
+    def judge(self, value: float, null: float | None = None) -> str:
         if abs(value - self.paper) <= self.rel_tol * abs(self.paper):
-            return VERDICTS[0]
+            return REPRODUCED
         same_side = (value - self.direction) * (self.paper - self.direction) > 0
-        return VERDICTS[1] if same_side else VERDICTS[2]
+        return PARTLY if same_side else NOT_REPRODUCED
 
     def describe(self) -> str:
         return (f"within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
@@ -70,36 +116,104 @@ class Quantity:
 
 
 @dataclass(frozen=True)
-class Compared:
-    """Reproduced when ``value <= factor * metrics[against]`` (``at_most``) or ``>=`` (not)."""
+class BeatsNull:
+    """Reproduced when ``value <= factor * null`` (``at_most``) or ``>=`` (not ``at_most``)."""
 
-    against: str
     at_most: bool = True
     factor: float = 1.0
 
-    def judge(self, value: float, metrics: dict[str, float]) -> str:
-        if self.against not in metrics:
-            raise KeyError(f"the rule compares with metric {self.against!r}, which was not "
-                           "recorded")
-        bound = self.factor * metrics[self.against]
+    def judge(self, value: float, null: float | None) -> str:
+        if null is None:
+            raise ValueError("BeatsNull needs a null with a value")
+        bound = self.factor * null
         holds = value <= bound if self.at_most else value >= bound
-        return VERDICTS[0] if holds else VERDICTS[2]
+        return REPRODUCED if holds else NOT_REPRODUCED
 
     def describe(self) -> str:
         factor = "" if self.factor == 1 else f"{self.factor:g} × "
-        return f"{'≤' if self.at_most else '≥'} {factor}{self.against}"
+        return f"{'≤' if self.at_most else '≥'} {factor}the null"
+
+
+@dataclass(frozen=True)
+class AtNull:
+    """A failure claim: reproduced when ``|value - null| <= abs_tol`` (the model is the null)."""
+
+    abs_tol: float
+
+    def __post_init__(self):
+        if not self.abs_tol > 0:
+            raise ValueError(f"abs_tol must be positive; got {self.abs_tol!r}")
+
+    def judge(self, value: float, null: float | None) -> str:
+        if null is None:
+            raise ValueError("AtNull needs a null with a value")
+        return REPRODUCED if abs(value - null) <= self.abs_tol else NOT_REPRODUCED
+
+    def describe(self) -> str:
+        return f"within {self.abs_tol:g} of the null"
+
+
+Rule = Bound | Quantity | BeatsNull | AtNull
+
+
+@dataclass(frozen=True)
+class StillLearning:
+    """Training counts as unfinished when ``metric`` (the relative fall of the training loss
+    over the last tenth of training, recorded by the notebook) exceeds ``max_fall``."""
+
+    metric: str
+    max_fall: float = 0.02
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why the run cannot decide, or ``None`` if training had flattened."""
+        fall = _metric(metrics, self.metric, "the still-learning check")
+        if fall > self.max_fall:
+            return (f"still learning: the loss fell {fall:.1%} over the last tenth of training "
+                    f"(more than {self.max_fall:.0%})")
+        return None
+
+
+def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
+           still_learning: StillLearning | None = None) -> tuple[str, str]:
+    """The verdict of ``value`` under ``rule`` against ``null``, and the reason for it.
+
+    Args:
+        rule: how the value is judged.
+        value: the measured number.
+        null: the claim's null or reference.
+        metrics: every number of the claim's notebook (for the null's and the check's values).
+        still_learning: the check that training had flattened, where the claim needs it.
+
+    Returns:
+        ``(verdict, reason)``, the verdict one of :data:`VERDICTS`; the reason is empty unless
+        the verdict is inconclusive.
+    """
+    null_value = null.resolve(metrics)
+    unfinished = still_learning.reason(metrics) if still_learning is not None else None
+    verdict = rule.judge(value, null_value)
+    if (isinstance(rule, Bound | Quantity) and null_value is not None
+            and verdict in (REPRODUCED, PARTLY)
+            and rule.judge(null_value, null_value) in (REPRODUCED, PARTLY)):
+        return INCONCLUSIVE, f"the null ({null.label}, {null_value:.3g}) passes the same rule"
+    rests_on_not_learning = verdict == NOT_REPRODUCED or (isinstance(rule, AtNull)
+                                                         and verdict == REPRODUCED)
+    if unfinished and rests_on_not_learning:
+        return INCONCLUSIVE, unfinished
+    return verdict, ""
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One tested claim: its text, source, the paper's number, and how ours is judged."""
+    """One tested claim: its text, source, the paper's number, its null, and how ours is judged."""
 
     claim: str
     source: str
     paper: str
     notebook: str
     metric: str
-    rule: Bound | Quantity | Compared
+    null: Null
+    rule: Rule
+    still_learning: StillLearning | None = None
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
@@ -110,19 +224,22 @@ class Claim:
             raise KeyError(f"claim {self.claim!r} needs notebook {self.notebook!r}, which wrote "
                            "no results file in this build")
         content = results[self.notebook]
-        if self.metric not in content["metrics"]:
-            raise KeyError(f"claim {self.claim!r} needs metric {self.metric!r} of "
-                           f"{self.notebook!r}, which did not record it")
-        value = content["metrics"][self.metric]
+        metrics = content["metrics"]
+        value = _metric(metrics, self.metric, f"claim {self.claim!r} of {self.notebook!r}")
         if not math.isfinite(value):
             raise ValueError(f"metric {self.metric!r} of {self.notebook!r} is not finite")
+        verdict, reason = decide(self.rule, value, self.null, metrics, self.still_learning)
+        null_value = self.null.resolve(metrics)
         return {
             "claim": self.claim,
             "source": self.source,
             "paper": self.paper,
+            "null": self.null.label,
+            "null value": null_value,
             "ours": value,
             "rule": self.rule.describe(),
-            "verdict": self.rule.judge(value, content["metrics"]),
+            "verdict": verdict,
+            "reason": reason,
             "profile": content["profile"],
             "device": content["device"],
         }

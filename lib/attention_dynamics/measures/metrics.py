@@ -31,7 +31,7 @@ from torch import nn
 
 from attention_dynamics.runtime import evaluation_mode
 from attention_dynamics.tasks.base import IGNORE_INDEX, TaskBatch, check_logits
-from attention_dynamics.validation import check_choice
+from attention_dynamics.validation import check_choice, check_positive_int
 
 LN2 = math.log(2.0)
 
@@ -149,3 +149,28 @@ def sequence_loss(logits: torch.Tensor, batch: TaskBatch, loss: str = "sampled")
     mask = batch.mask
     log_probs = torch.log_softmax(logits[mask], dim=-1)
     return -(batch.bayes_predictive[mask].to(log_probs.dtype) * log_probs).sum(-1).mean()
+
+
+def blind_predictor_maes(bayes_entropy_bits: torch.Tensor, n_outcomes: int) -> dict[str, float]:
+    """Per-sample entropy MAEs (bits) of two predictors that ignore the observations.
+
+    Nulls for the claim that a model tracks the Bayes entropy of *each* sequence:
+
+    - ``"average_curve"``: the predictor whose entropy at every position is the Bayes entropy
+      averaged over sequences. It scores 0 on the MAE of the mean curve by construction, so only
+      the per-sample MAE can tell a filtering model from it;
+    - ``"uniform"``: the uniform predictive over ``n_outcomes`` answers (entropy
+      ``log2 n_outcomes`` everywhere), the plateau of a model that learned nothing.
+
+    Args:
+        bayes_entropy_bits: ``(N, Q)`` the Bayes entropy at the scored positions of ``N``
+            sequences.
+        n_outcomes: the number of possible answers at a scored position.
+    """
+    if bayes_entropy_bits.ndim != 2 or not bayes_entropy_bits.is_floating_point():
+        raise ValueError(f"bayes_entropy_bits must be a float (N, Q) tensor; got "
+                         f"{bayes_entropy_bits.dtype} {tuple(bayes_entropy_bits.shape)}")
+    check_positive_int("n_outcomes", n_outcomes)
+    average = (bayes_entropy_bits - bayes_entropy_bits.mean(0)).abs().mean().item()
+    uniform = (math.log2(n_outcomes) - bayes_entropy_bits).abs().mean().item()
+    return {"average_curve": average, "uniform": uniform}
