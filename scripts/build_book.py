@@ -143,7 +143,21 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
         raise BuildError(f"notebook {name} failed in cell {err.cell_index} "
                          f"(execution count {err.exec_count}): {err.ename}: {err.evalue}\n"
                          f"the partly executed notebook is {target}") from err
+    hide_parameter_cells(target)
     return time.perf_counter() - start
+
+
+def hide_parameter_cells(path: Path) -> None:
+    """Tag the notebook's parameters cells (its own and papermill's) ``remove-cell``: the
+    page says which profile produced it; two cells of settings say nothing more."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if {"parameters", "injected-parameters"} & set(tags) and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    nbformat.write(notebook, path)
 
 
 def execute_and_report(name: str, src: Path, args: argparse.Namespace) -> None:
