@@ -18,20 +18,6 @@
 # {mod}`~attention_dynamics.book.verdicts`). The table is computed from the results files that
 # this build's notebooks wrote; a claim whose notebook or metric is missing, or whose results
 # file comes from another build, stops the build instead of leaving a row stale.
-#
-# The four verdicts:
-#
-# - **reproduced**: our number satisfies the claim's rule, and its null does not;
-# - **partly**: the effect exists, on the paper's side of "no effect", but its size differs
-#   beyond the stated tolerance;
-# - **not reproduced**: a run that could have shown the claim did not;
-# - **inconclusive**: this run cannot decide: the null passes the same rule (a predictor that
-#   ignores what the claim is about would be "reproduced" too), or training stopped while the
-#   loss still fell by more than 1 % over its last tenth and the verdict rests on the model not
-#   having learned. The reason is in the row.
-#
-# An entropy MAE "matches the Bayes entropy" below 0.05 bits, the `quick` target of the
-# wind-tunnel chapters; the papers' own numbers come from larger models trained far longer.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -274,6 +260,21 @@ ax.set_yticks(positions, [f"{i} (ch. {CHAPTERS[c.notebook]})" for i, c in
 ax.set_xlabel("ours ÷ null (or ÷ bound, or ÷ paper's number); ◁ beyond the axis")
 ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False, fontsize=8)
 _ = show_figure("report_claims", fig)
+
+# %% [markdown]
+# The four verdicts:
+#
+# - **reproduced**: our number satisfies the claim's rule, and its null does not;
+# - **partly**: the effect exists, on the paper's side of "no effect", but its size differs
+#   beyond the stated tolerance;
+# - **not reproduced**: a run that could have shown the claim did not;
+# - **inconclusive**: this run cannot decide: the null passes the same rule (a predictor that
+#   ignores what the claim is about would be "reproduced" too), or training stopped while the
+#   loss still fell by more than 1 % over its last tenth and the verdict rests on the model not
+#   having learned. The reason is in the row.
+#
+# An entropy MAE "matches the Bayes entropy" below 0.05 bits, the `quick` target of the
+# wind-tunnel chapters; the papers' own numbers come from larger models trained far longer.
 
 # %% tags=["remove-input"]
 def chapter_link(notebook: str) -> str:
