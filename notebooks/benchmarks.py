@@ -191,4 +191,4 @@ summary = pd.DataFrame({
 summary.fillna("")
 
 # %%
-res.save()
+_ = res.save()  # the results file (its path is not for the page)

@@ -279,7 +279,7 @@ for ax, name in zip(axes, TASKS, strict=True):
         ax.axhline(floor, color="0.4", ls="--", lw=1,
                    label="uniform over states" if name == "hmm" else "context-free marginal")
     ax.legend(frameon=False, fontsize=8, loc="lower right" if name == "recall" else "lower left")
-_ = show_figure("fig_routing_scores", fig)
+show_figure("fig_routing_scores", fig)
 
 # %% [markdown]
 # ## HMM filtering: who reads the matrices
@@ -310,7 +310,7 @@ for ax, arch in zip(axes, ARCHITECTURES, strict=True):
     ax.set_xlabel(f"Bayes entropy (bits)\n{arch}")
 axes[0].set_ylabel("model entropy (bits)")
 res.record("hmm_bayes_entropy_sd", (bayes_h - bayes_h.mean(0)).std())
-_ = show_figure("fig_routing_hmm_entropy", fig)
+show_figure("fig_routing_hmm_entropy", fig)
 
 # %% [markdown]
 # ## Value manifolds
@@ -353,7 +353,7 @@ for row, name in enumerate(("bijection", "hmm")):
         ax.set_xticks([])
         ax.set_yticks([])
     fig.colorbar(image, ax=axes[row], shrink=0.9, label=f"Bayes entropy, {name} (bits)")
-_ = show_figure("fig_routing_manifolds", fig)
+show_figure("fig_routing_manifolds", fig)
 
 # %% [markdown]
 # ## Associative recall: where each model reads
@@ -452,7 +452,7 @@ fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
 columns = ("accuracy", "pair share", "attribution")
 for arch in probe_models:
     for r, run_seed in enumerate(seeds):
-        data = probe_table.loc[(arch, run_seed)]
+        data = probe_table.sort_index().loc[(arch, run_seed)]
         for ax, column in zip(axes[:3], columns, strict=True):
             if column in data and data[column].notna().all():
                 ax.plot(data.index, data[column], "o-", color=palette[arch], ms=3, lw=1.2,
@@ -473,7 +473,7 @@ axes[3].set_xticks(offsets)
 axes[3].set_xlabel("position relative to the queried key")
 axes[3].set_ylabel("share of the query row's mass (end)")
 axes[3].legend(frameon=False, fontsize=8)
-_ = show_figure("fig_routing_sharpening", fig)
+show_figure("fig_routing_sharpening", fig)
 
 # %% [markdown]
 # One probe sequence, at initialisation and at the end (the seed shown above): each row is a
@@ -509,7 +509,7 @@ for col, arch in enumerate(probe_models):
         ax.set_yticks(range(recall.n_queries), [f"q{m + 1}" for m in range(recall.n_queries)])
         ax.set_xticks(range(recall.seq_len), labels, fontsize=7)
         ax.set_xlabel(f"{arch}, step {step}", fontsize=9)
-_ = show_figure("fig_routing_recall_maps", fig)
+show_figure("fig_routing_recall_maps", fig)
 
 # %% [markdown]
 # ## The gradient at the Mamba's implicit attention
@@ -580,5 +580,4 @@ pd.Series({name: res.metrics[name] for name in (
 pd.Series(res.metrics)
 
 # %%
-path = res.save()
-print(f"results written to {path}")
+_ = res.save()  # the results file (its path is not for the page)

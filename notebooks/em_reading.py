@@ -155,7 +155,7 @@ for matrix, label, marker in [(P_script, "authors' script", "o"), (P_text, "pape
 axes[1].set_xlabel("jump $y_t - y_{t-1}$ (mod 8)")
 axes[1].set_ylabel("transition probability")
 axes[1].legend(frameon=False)
-_ = show_figure("fig_em_chain", fig)
+show_figure("fig_em_chain", fig)
 
 # %% [markdown]
 # ## The faithful reproduction
@@ -268,7 +268,7 @@ axes[0].plot(em_steps, loss[-1, sgd_runs].numpy(), "v", color="C0", ms=6,
              label="EM-like reaches its seed's SGD final loss")
 axes[0].set_ylabel("cross-entropy (nats)")
 axes[0].legend(frameon=False, fontsize=8)
-_ = show_figure("fig_em_loss_curves", fig)
+show_figure("fig_em_loss_curves", fig)
 
 # %% [markdown]
 # ## The value vectors' paths
@@ -312,7 +312,7 @@ for ax, k, name in [(axes[0], 0, "sgd"), (axes[1], 1, "em")]:
 axes[0].set_ylabel("PC2")
 handles = [plt.Line2D([], [], color=palette[s], lw=2, label=f"symbol {s}") for s in range(N_SYMBOLS)]
 fig.legend(handles=handles, loc="outside lower center", ncol=8, frameon=False, fontsize=8)
-_ = show_figure("fig_em_value_paths", fig)
+show_figure("fig_em_value_paths", fig)
 pd.DataFrame({name: {m: getattr(paths, m)[runs].mean().item()
                      for m in ("length", "displacement", "straightness", "persistence")}
               for name, runs in final.items()}).round(4)
@@ -462,7 +462,7 @@ axes[1].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15)
 axes[1].set_xlabel("value multiplier $m$")
 axes[1].set_ylabel("final loss (nats)")
 axes[1].legend(frameon=False, fontsize=8)
-_ = show_figure("fig_em_multiplier_sweep", fig)
+show_figure("fig_em_multiplier_sweep", fig)
 
 # %% [markdown]
 # The long horizon: the settling analysis again, on the two runs per seed that train every
@@ -506,7 +506,7 @@ axes[2].set_xlabel(f"equivalent step at lr 0.01 (long horizon, T = {sweep_T})")
 axes[2].set_ylabel("distance to final / distance at start")
 for ax in axes:
     ax.legend(frameon=False, fontsize=7)
-_ = show_figure("fig_em_frame_precision", fig)
+show_figure("fig_em_frame_precision", fig)
 
 # %% [markdown]
 # ## The same comparison with Adam
@@ -557,7 +557,7 @@ ax.set_yscale("log")
 ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats)")
 ax.legend(frameon=False, fontsize=8)
-_ = show_figure("fig_em_adam", fig)
+show_figure("fig_em_adam", fig)
 
 # %% [markdown]
 # ## The deep variant
@@ -620,5 +620,4 @@ deep_table
 #   {glue:text}`em_linear_response_error:.2f` (relative error).
 
 # %%
-path = res.save()
-print(f"results written to {path}")
+_ = res.save()  # the results file (its path is not for the page)

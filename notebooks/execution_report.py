@@ -60,4 +60,4 @@ pd.Series(found[expected[0]]["versions"], name="value").to_frame()
 # %%
 res.record("notebooks_reported", len(table))
 res.record("notebooks_wall_time_s", table["wall time (s)"].sum(), timing=True)
-res.save()
+_ = res.save()  # the results file (its path is not for the page)

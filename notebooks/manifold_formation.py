@@ -514,4 +514,4 @@ ablation.round(4)
 pd.Series(res.metrics)
 
 # %%
-res.save()
+_ = res.save()  # the results file (its path is not for the page)

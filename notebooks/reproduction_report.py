@@ -259,7 +259,7 @@ ax.set_yticks(positions, [f"{i} (ch. {CHAPTERS[c.notebook]})" for i, c in
                           zip(table.index, CLAIMS, strict=True)], fontsize=8)
 ax.set_xlabel("ours ÷ null (or ÷ bound, or ÷ paper's number); ◁ beyond the axis")
 ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False, fontsize=8)
-_ = show_figure("report_claims", fig)
+show_figure("report_claims", fig)
 
 # %% [markdown]
 # The four verdicts:
@@ -296,4 +296,4 @@ shown = pd.DataFrame({
 display(HTML(shown.to_html(escape=False, classes="report-table")))
 
 # %% tags=["remove-cell"]
-res.save()
+_ = res.save()  # the results file (its path is not for the page)

@@ -228,4 +228,4 @@ res.record("timing_pairs", bench["pairs"])
 pd.Series(res.metrics)
 
 # %%
-res.save()
+_ = res.save()  # the results file (its path is not for the page)

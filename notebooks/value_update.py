@@ -243,7 +243,7 @@ handles = [plt.Line2D([], [], color=palette[g], lw=2, label=f"mostly group {g}")
 handles += [plt.Line2D([], [], marker="o", color="0.3", mfc="white", ls="", label="start"),
             plt.Line2D([], [], marker="o", color="0.3", ls="", label="end (size: attention mass)")]
 fig.legend(handles=handles, loc="outside lower center", ncol=5, frameon=False)
-_ = show_figure("fig_value_trajectories", fig)
+show_figure("fig_value_trajectories", fig)
 
 # %% [markdown]
 # ## The responsibility matrix sharpening
@@ -274,7 +274,7 @@ for k, s in enumerate(snapshots):
     if k == 0:
         axes[1, k].set_ylabel("group")
         axes[0, k].set_ylabel("mass")
-_ = show_figure("fig_value_responsibility", fig)
+show_figure("fig_value_responsibility", fig)
 
 # %% [markdown]
 # ## Specialization over training, all seeds
@@ -296,7 +296,7 @@ for ax, (series, ylabel) in zip(axes, [(proto, "prototype specialization"),
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
 axes[0].legend(frameon=False, fontsize=9)
-_ = show_figure("fig_value_specialization", fig)
+show_figure("fig_value_specialization", fig)
 
 # %% [markdown]
 # ## Inside the loop: feedback and curvature
@@ -375,7 +375,7 @@ axes[1].set_xlim(0, step_axis[-1])
 axes[1].set_xlabel("step (coupled runs)")
 axes[1].set_ylabel(r"cosine of $\alpha\odot\Delta A$ part with $G$")
 axes[1].legend(frameon=False, fontsize=9)
-_ = show_figure("fig_value_feedback", fig)
+show_figure("fig_value_feedback", fig)
 
 # %% [markdown]
 # ## Does the comparison depend on the initialisation?
@@ -420,7 +420,7 @@ for ax, grid, label in [(axes[0], sweep_proto, "prototype specialization margin"
                 xticklabels=scales, yticklabels=scales, cbar=False)
     ax.set_xlabel(f"value init scale\n{label}")
     ax.set_ylabel("routing init scale")
-_ = show_figure("fig_value_init_sweep", fig)
+show_figure("fig_value_init_sweep", fig)
 
 # %% [markdown]
 # ## What the toy shows
@@ -450,5 +450,4 @@ _ = show_figure("fig_value_init_sweep", fig)
 #   {glue:text}`total_alignment_max:.2f` to {glue:text}`total_alignment_end:.2f` at the end.
 
 # %%
-path = res.save()
-print(f"results written to {path}")
+_ = res.save()  # the results file (its path is not for the page)

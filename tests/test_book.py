@@ -100,7 +100,7 @@ def test_a_failing_notebook_is_named_and_the_old_book_stays(tmp_path, run_build)
     root = _copy_tree(tmp_path)
     notebook = root / "notebooks" / "score_gradient.py"
     notebook.write_text(notebook.read_text().replace(
-        "res.save()", "raise RuntimeError('deliberate failure')\nres.save()"))
+        "_ = res.save()", "raise RuntimeError('deliberate failure')\n_ = res.save()"))
     sentinel = _previous_build(tmp_path / "out")
     completed = run_build("--output", str(tmp_path / "out"), "--device", "cpu", root=root)
     assert completed.returncode == 1
@@ -170,3 +170,10 @@ def test_benchmarks_record_their_ratios(results):
                  "mamba_chunked_speedup_T64", "quick_book_wall_time_s"):
         assert name in benchmarks["timing_metrics"], name
         assert benchmarks["metrics"][name] > 0
+
+
+def test_notebook_pages_show_no_build_paths_or_warnings(built_book):
+    for name in NOTEBOOKS:
+        page = (built_book / "html" / "notebooks" / f"{name}.html").read_text()
+        assert "PosixPath(" not in page and ".stage/" not in page, name
+        assert "Warning:" not in page, name

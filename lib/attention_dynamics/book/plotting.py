@@ -44,11 +44,9 @@ def figures_dir() -> Path:
     return (book_root() or Path.cwd()) / "_build" / "figures"
 
 
-def show_figure(name: str, fig: matplotlib.figure.Figure) -> Path:
-    """Save ``fig`` as ``<figures dir>/<name>.png``, display it in the notebook, close it.
-
-    Returns the path of the PNG file.
-    """
+def show_figure(name: str, fig: matplotlib.figure.Figure) -> None:
+    """Save ``fig`` as ``<figures dir>/<name>.png`` (:func:`figures_dir`), display it in the
+    notebook, close it. Returns nothing, so that a cell ending with it shows only the figure."""
     if not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"name must hold only letters, digits, '_' and '-'; got {name!r}")
     folder = figures_dir()
@@ -60,7 +58,6 @@ def show_figure(name: str, fig: matplotlib.figure.Figure) -> Path:
 
         display(fig)
     plt.close(fig)
-    return path
 
 
 def plot_seed_band(ax: matplotlib.axes.Axes, x, runs, color, label: str | None = None,
