@@ -108,3 +108,16 @@ def test_a_claim_needs_its_result_and_reports_its_null():
     row = compared.row(results)
     assert row["verdict"] == "reproduced" and row["null value"] == 2.0
     assert row["rule"] == "≤ the null"
+
+
+def test_a_bound_with_a_margin_must_also_beat_its_null():
+    rule = Bound(0.8, at_most=False, margin=0.1)
+    strongest = Null("the strongest null", "null")
+    assert decide(rule, 0.95, strongest, {"null": 0.3})[0] == "reproduced"
+    assert decide(rule, 0.85, strongest, {"null": 0.79})[0] == "not reproduced"  # too close
+    # position alone orders a bijection's entropies perfectly: nothing can be decided
+    verdict, reason = decide(rule, 0.99, strongest, {"null": 1.0})
+    assert verdict == "inconclusive" and "passes" in reason
+    assert decide(Bound(0.1, margin=0.05), 0.02, strongest, {"null": 0.2})[0] == "reproduced"
+    with pytest.raises(ValueError, match="margin"):
+        Bound(0.8, margin=0)

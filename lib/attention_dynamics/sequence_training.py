@@ -256,7 +256,7 @@ def train_and_evaluate(config, task, training: SequenceTrainingConfig, seed: int
     history = train_sequence_model(model, task, training, data,
                                    checkpoint_steps=list(checkpoint_steps))
     model.eval()
-    report = evaluate(model, eval_batches)
+    report = evaluate(model, eval_batches, answer_tokens=getattr(task, "answer_tokens", None))
     accuracy = None
     if isinstance(task, AssociativeRecallTask):
         with torch.no_grad():

@@ -22,7 +22,8 @@ Two things make a run unable to decide, and then the verdict is **inconclusive**
 reason in the row:
 
 - the null passes the same :class:`Bound` or :class:`Quantity` (a predictor that ignores what
-  the claim is about would be judged reproduced too);
+  the claim is about would be judged reproduced too); for a bound with a ``margin``, when the
+  null passes the bound and the value does not clear it by the margin;
 - training stopped before the effect could show (:class:`StillLearning`: the loss still fell by
   more than a stated fraction over the last tenth of training) and the verdict rests on the
   model not having learned: a *not reproduced*, or a failure claim judged *reproduced*.
@@ -76,17 +77,30 @@ class Null:
 
 @dataclass(frozen=True)
 class Bound:
-    """Reproduced when ``value <= bound`` (``at_most``) or ``value >= bound`` (not ``at_most``)."""
+    """Reproduced when ``value <= bound`` (``at_most``) or ``value >= bound`` (not ``at_most``),
+    and, with a ``margin``, when it also beats the null by at least ``margin`` (a claim that every
+    null must be beaten by a stated amount, not merely matched)."""
 
     bound: float
     at_most: bool = True
+    margin: float | None = None
+
+    def __post_init__(self):
+        if self.margin is not None and not self.margin > 0:
+            raise ValueError(f"margin must be positive or None; got {self.margin!r}")
 
     def judge(self, value: float, null: float | None = None) -> str:
         holds = value <= self.bound if self.at_most else value >= self.bound
+        if self.margin is not None and null is not None:
+            beats = value <= null - self.margin if self.at_most else value >= null + self.margin
+            holds = holds and beats
         return REPRODUCED if holds else NOT_REPRODUCED
 
     def describe(self) -> str:
-        return f"{'≤' if self.at_most else '≥'} {self.bound:g}"
+        text = f"{'≤' if self.at_most else '≥'} {self.bound:g}"
+        if self.margin is not None:
+            text += f" and {'below' if self.at_most else 'above'} the null by {self.margin:g}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -191,9 +205,13 @@ def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     null_value = null.resolve(metrics)
     unfinished = still_learning.reason(metrics) if still_learning is not None else None
     verdict = rule.judge(value, null_value)
-    if (isinstance(rule, Bound | Quantity) and null_value is not None
-            and verdict in (REPRODUCED, PARTLY)
-            and rule.judge(null_value, null_value) in (REPRODUCED, PARTLY)):
+    null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
+                   and rule.judge(null_value) in (REPRODUCED, PARTLY))
+    # without a margin a pass that the null shares decides nothing; with one, a value that does
+    # not clear a null already past the bound cannot be told from that null
+    undecided = (verdict in (REPRODUCED, PARTLY) if getattr(rule, "margin", None) is None
+                 else verdict == NOT_REPRODUCED)
+    if null_passes and undecided:
         return INCONCLUSIVE, f"the null ({null.label}, {null_value:.3g}) passes the same rule"
     rests_on_not_learning = verdict == NOT_REPRODUCED or (isinstance(rule, AtNull)
                                                          and verdict == REPRODUCED)

@@ -3,7 +3,11 @@
 - :mod:`~attention_dynamics.measures.metrics` — a model's predictive against the exact Bayes
   predictive (entropy MAE, KL, in bits) and the training losses on a task batch;
 - :mod:`~attention_dynamics.measures.geometry` — PCA, key frames, query-key alignment,
-  manifold-entropy correlation, attention and representation drift;
+  manifold-entropy correlation, attention and representation drift, position-controlled
+  correlations, principal angles between subspaces;
+- :mod:`~attention_dynamics.measures.frame_precision` — frame against precision: the loss
+  gradient at attention scores against values, per layer, and the stability of a linear
+  probe's direction over training;
 - :mod:`~attention_dynamics.measures.trajectories` — snapshots over training, first crossing,
   settling, path shape;
 - :mod:`~attention_dynamics.measures.specialization` — chapter 2's value update, its feedback

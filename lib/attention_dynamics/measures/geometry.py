@@ -4,7 +4,8 @@ All functions take plain tensors, so that they apply to any model that exposes t
 
 - :func:`cosine_matrix`, :func:`key_orthogonality` — how far a set of keys is from an
   orthogonal frame: the mean ``|cos|`` between distinct keys (0 for orthogonal keys, 1 for
-  collinear ones; about ``sqrt(2 / (pi d))`` for random directions in ``d`` dimensions);
+  collinear ones; about ``sqrt(2 / (pi d))`` for random directions in ``d`` dimensions), or
+  the mean signed ``cos``;
   :func:`class_means` turns per-position keys into one key per token, and
   :func:`contextual_keys` does so for one layer's keys at chosen positions;
 - :func:`query_key_alignment` — ``cos(q_i, k_j)`` between the query at a scored position and
@@ -12,7 +13,14 @@ All functions take plain tensors, so that they apply to any model that exposes t
 - :func:`pca` and :func:`manifold_summary` — principal components of representations and how
   well the first one tracks an external coordinate (the Bayes entropy): its variance share,
   its Spearman rank correlation and the ``R^2`` of a linear fit, pooled over sequences, or
-  one sequence at a time (:func:`per_sequence_manifolds`);
+  one sequence at a time (:func:`per_sequence_manifolds`); optionally on standardized
+  features (:func:`standardize_features`), and :func:`best_pc_pearson`, the component among
+  the first few that correlates best with the coordinate;
+- :func:`within_group_correlation` and :func:`group_explained_share` — how much of a
+  correlation, or of a coordinate's variance, a grouping (the position index) alone accounts
+  for;
+- :func:`principal_angle_cosines` and :func:`subspace_similarity` — how close two subspaces
+  (e.g. the top principal axes at two checkpoints) are;
 - :func:`attention_drift` and :func:`representation_drift` — how much attention patterns
   and representations changed between two checkpoints, each on a 0-to-1 scale.
 """
@@ -33,18 +41,33 @@ def cosine_matrix(vectors: torch.Tensor) -> torch.Tensor:
     return unit @ unit.transpose(-1, -2)
 
 
-def key_orthogonality(keys: torch.Tensor) -> torch.Tensor:
-    """Mean ``|cos|`` over the ``N (N - 1)`` ordered pairs of distinct keys, shape ``(...)``.
+def key_orthogonality(keys: torch.Tensor, signed: bool = False) -> torch.Tensor:
+    """Mean cosine over the ``N (N - 1)`` ordered pairs of distinct keys, shape ``(...)``.
+
+    Two definitions of the authors' code:
+
+    - ``signed=False`` (default): the mean ``|cos|``, as in their ``identify_frame_head``: 0
+      for an orthogonal frame, 1 for collinear keys, about ``sqrt(2 / (pi d))`` for random ones;
+    - ``signed=True``: the mean signed ``cos``, as in their Paper I figure script: 0 for an
+      orthogonal frame, but also near 0 when positive and negative cosines cancel, and at least
+      ``-1 / (N - 1)`` (reached by a regular simplex of keys).
 
     Args:
         keys: ``(..., N, d)`` with ``N >= 2``; leading dimensions (layers, heads) are kept.
+        signed: ``True`` or ``False``, which definition (above).
+
+    Returns:
+        ``(...)`` float64, dimensionless.
     """
     check_float_tensor("keys", keys, min_dim=2)
+    if not isinstance(signed, bool):
+        raise ValueError(f"signed must be True or False; got {signed!r}")
     n = keys.shape[-2]
     if n < 2:
         raise ValueError(f"keys must hold at least 2 vectors along dim -2; got {n}")
     off_diagonal = ~torch.eye(n, dtype=torch.bool, device=keys.device)
-    return cosine_matrix(keys)[..., off_diagonal].abs().mean(-1)
+    cosines = cosine_matrix(keys)[..., off_diagonal]
+    return (cosines if signed else cosines.abs()).mean(-1)
 
 
 def class_means(vectors: torch.Tensor, labels: torch.Tensor, n_classes: int,
@@ -225,13 +248,66 @@ def _r_squared(features: torch.Tensor, target: torch.Tensor) -> float:
     return (1 - residual @ residual / (centred @ centred)).item()
 
 
-def manifold_summary(points: torch.Tensor, coordinate: torch.Tensor) -> ManifoldSummary:
-    """PCA of ``points`` ``(N, d)`` (``d >= 2``) and the fit of ``coordinate`` ``(N,)`` on it."""
+def standardize_features(points: torch.Tensor) -> torch.Tensor:
+    """Centre each feature of ``points`` ``(N, d)`` and scale it to unit variance, in float64.
+
+    The semantics of scikit-learn's ``StandardScaler``: the population standard deviation
+    (divisor ``N``), and a feature that is constant (up to the rounding of its mean) is only
+    centred, so it is 0 in every row.
+    """
+    check_float_tensor("points", points, min_dim=2, max_dim=2)
+    data = points.double()
+    mean = data.mean(0)
+    centred = data - mean
+    std = centred.square().mean(0).sqrt()
+    # the spread that rounding alone gives a constant feature: N eps |mean|
+    constant = std <= data.shape[0] * torch.finfo(torch.float64).eps * mean.abs()
+    return centred / torch.where(constant, torch.ones_like(std), std)
+
+
+def _no_variation(residual: torch.Tensor, values: torch.Tensor) -> bool:
+    """Whether ``residual`` ``(N,)`` (``values`` ``(N,)`` minus some means) is only rounding.
+
+    Rounding a mean of ``N`` numbers errs by at most about ``N eps max |values|``.
+    """
+    level = len(values) * torch.finfo(torch.float64).eps * values.abs().max()
+    return bool(residual.abs().max() <= level)
+
+
+def _check_points_coordinate(points: torch.Tensor, coordinate: torch.Tensor) -> None:
+    """Require float ``points`` ``(N, d)`` and a float ``coordinate`` ``(N,)``."""
+    check_float_tensor("points", points, min_dim=2, max_dim=2)
     check_float_tensor("coordinate", coordinate, min_dim=1, max_dim=1)
     if coordinate.shape[0] != points.shape[0]:
         raise ValueError(f"coordinate must have one entry per point ({points.shape[0]}); got "
                          f"{coordinate.shape[0]}")
-    result = pca(points)
+
+
+def _check_standardize(standardize: bool) -> None:
+    if not isinstance(standardize, bool):
+        raise ValueError(f"standardize must be True or False; got {standardize!r}")
+
+
+def _pca_of(points: torch.Tensor, standardize: bool) -> PCA:
+    """:func:`pca` of ``points``, after :func:`standardize_features` if ``standardize``."""
+    _check_standardize(standardize)
+    return pca(standardize_features(points) if standardize else points)
+
+
+def manifold_summary(points: torch.Tensor, coordinate: torch.Tensor,
+                     standardize: bool = False) -> ManifoldSummary:
+    """PCA of ``points`` ``(N, d)`` (``d >= 2``) and the fit of ``coordinate`` ``(N,)`` on it.
+
+    Args:
+        points: ``(N, d)`` representations (e.g. final-layer states at scored positions).
+        coordinate: ``(N,)`` the external coordinate (e.g. the Bayes entropy in bits).
+        standardize: ``False`` (default) runs PCA on the raw points; ``True`` first scales every
+            feature to zero mean and unit variance (:func:`standardize_features`), as the
+            authors' ``analyze_value_manifold`` does. The returned ``pca`` is then that of the
+            standardized points.
+    """
+    _check_points_coordinate(points, coordinate)
+    result = _pca_of(points, standardize)
     if result.scores.shape[1] < 2:
         raise ValueError("points must span at least 2 dimensions for PC1 and PC2")
     target = coordinate.double().to(result.scores.device)
@@ -242,6 +318,171 @@ def manifold_summary(points: torch.Tensor, coordinate: torch.Tensor) -> Manifold
                            pc1_r2=_r_squared(result.scores[:, :1], target),
                            pc12_r2=_r_squared(result.scores[:, :2], target),
                            linear_r2=_r_squared(result.scores, target))
+
+
+def best_pc_pearson(points: torch.Tensor, coordinate: torch.Tensor, n_components: int = 5,
+                    standardize: bool = False) -> tuple[int, float]:
+    """The principal component, among the first ``n_components``, that best tracks a coordinate.
+
+    Args:
+        points: ``(N, d)`` representations, ``N >= 2``.
+        coordinate: ``(N,)`` the coordinate (e.g. the Bayes entropy in bits); must not be
+            constant (a ValueError otherwise).
+        n_components: a positive int; fewer are searched if the PCA has fewer axes.
+        standardize: as in :func:`manifold_summary`.
+
+    Returns:
+        ``(index, |r|)``: the 1-based index of the component whose scores have the largest
+        ``|Pearson|`` with ``coordinate``, and that ``|r|`` (a float in ``[0, 1]``). A component
+        with no variance beyond rounding (points of lower rank) is never chosen; ties
+        go to the lower index.
+    """
+    check_positive_int("n_components", n_components)
+    _check_points_coordinate(points, coordinate)
+    target = coordinate.double()
+    if _no_variation(target - target.mean(), target):
+        raise ValueError("coordinate must not be constant: it has no correlation with any "
+                         "component")
+    result = _pca_of(points, standardize)
+    scores = result.scores[:, :n_components]
+    spread = scores.norm(dim=0)                        # the singular values of these axes
+    real = spread > max(points.shape) * torch.finfo(torch.float64).eps * spread.max()
+    target = target.to(scores.device)
+    correlations = torch.tensor(
+        [abs(pearson(column, target)) if keep else float("nan")
+         for column, keep in zip(scores.T, real.tolist(), strict=True)], dtype=torch.float64)
+    if correlations.isnan().all():
+        raise ValueError("points must not all be equal: no component has variance")
+    best = int(torch.nan_to_num(correlations, nan=-1.0).argmax())
+    return best + 1, correlations[best].item()
+
+
+def _group_inverse(groups: torch.Tensor, n: int) -> tuple[torch.Tensor, int]:
+    """Validate integer labels ``(N,)``; return each entry's group index ``0..G-1`` and ``G``."""
+    if not isinstance(groups, torch.Tensor) or groups.is_floating_point() or groups.is_complex() \
+            or groups.dtype == torch.bool or tuple(groups.shape) != (n,):
+        raise ValueError(f"groups must be an integer tensor of shape ({n},); got "
+                         f"{getattr(groups, 'dtype', type(groups).__name__)} "
+                         f"{tuple(getattr(groups, 'shape', ()))}")
+    unique, inverse = torch.unique(groups, return_inverse=True)
+    return inverse, len(unique)
+
+
+def _minus_group_means(values: torch.Tensor, inverse: torch.Tensor, n_groups: int
+                       ) -> torch.Tensor:
+    """``values`` ``(N,)`` float64 minus the mean of its group (given by ``inverse`` ``(N,)``)."""
+    total = torch.zeros(n_groups, dtype=torch.float64, device=values.device)
+    count = torch.zeros_like(total)
+    total.index_add_(0, inverse, values)
+    count.index_add_(0, inverse, torch.ones_like(values))
+    return values - (total / count)[inverse]
+
+
+def _check_paired(x: torch.Tensor, y: torch.Tensor) -> None:
+    check_float_tensor("x", x, min_dim=1, max_dim=1)
+    check_float_tensor("y", y, min_dim=1, max_dim=1)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same shape; got {tuple(x.shape)} and "
+                         f"{tuple(y.shape)}")
+
+
+def within_group_correlation(x: torch.Tensor, y: torch.Tensor, groups: torch.Tensor) -> float:
+    """Pearson correlation of ``x`` and ``y`` after removing each group's mean from both.
+
+    With ``groups`` the position index, this is the part of the correlation that position
+    alone cannot explain: a correlation carried only by the group means (both drift with
+    position) gives 0, one that holds among the members of each group survives.
+
+    Args:
+        x, y: ``(N,)`` float tensors.
+        groups: ``(N,)`` integer labels (any values). A group of one member has no
+            within-group variation and contributes nothing.
+
+    Returns:
+        The correlation, a float in ``[-1, 1]``; ``nan`` when ``x`` or ``y`` is constant
+        within every group (including when every group has one member).
+    """
+    _check_paired(x, y)
+    inverse, n_groups = _group_inverse(groups, x.shape[0])
+    inverse = inverse.to(x.device)
+    x, y = x.double(), y.double().to(x.device)
+    residual_x = _minus_group_means(x, inverse, n_groups)
+    residual_y = _minus_group_means(y, inverse, n_groups)
+    if _no_variation(residual_x, x) or _no_variation(residual_y, y):
+        return float("nan")
+    return pearson(residual_x, residual_y)
+
+
+def group_explained_share(y: torch.Tensor, groups: torch.Tensor) -> float:
+    """``R^2`` of ``y`` on its group means: the share of ``y``'s variance the groups explain.
+
+    ``1 - sum (y - mean_g(y))^2 / sum (y - mean(y))^2``, the in-sample ``R^2`` of a
+    one-way ANOVA (not adjusted for the number of groups: ``G`` groups of random data give
+    about ``(G - 1) / (N - 1)``, and a group of one member is explained exactly by its own mean).
+
+    Args:
+        y: ``(N,)`` float tensor.
+        groups: ``(N,)`` integer labels, e.g. the position index of each entry.
+
+    Returns:
+        A float in ``[0, 1]``: 1 when ``y`` is a function of the group, near 0 when ``y`` does
+        not depend on it; ``nan`` when ``y`` is constant (no variance to explain).
+    """
+    check_float_tensor("y", y, min_dim=1, max_dim=1)
+    inverse, n_groups = _group_inverse(groups, y.shape[0])
+    values = y.double()
+    residual = _minus_group_means(values, inverse.to(values.device), n_groups)
+    centred = values - values.mean()
+    if _no_variation(centred, values):
+        return float("nan")
+    return (1 - residual @ residual / (centred @ centred)).clamp(0.0, 1.0).item()
+
+
+def _orthonormal_basis(name: str, matrix: torch.Tensor) -> torch.Tensor:
+    """``Q`` ``(n, k)`` of the reduced QR of ``matrix`` ``(n, k)``, float64, full column rank."""
+    check_float_tensor(name, matrix, min_dim=2, max_dim=2)
+    n, k = matrix.shape
+    if not 1 <= k <= n:
+        raise ValueError(f"{name} must have shape (n, k) with 1 <= k <= n; got {(n, k)}")
+    q, r = torch.linalg.qr(matrix.double())
+    diagonal = r.diagonal().abs()
+    if not diagonal.min() > n * torch.finfo(torch.float64).eps * diagonal.max():
+        raise ValueError(f"{name} must have linearly independent columns")
+    return q
+
+
+def principal_angle_cosines(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Cosines of the principal angles between the column spaces of ``a`` and ``b``.
+
+    The singular values of ``Q_a^T Q_b``, with ``Q`` an orthonormal basis from a QR
+    decomposition (Björck and Golub's method).
+
+    Args:
+        a: ``(n, k_a)`` with linearly independent columns, ``k_a <= n``.
+        b: ``(n, k_b)`` likewise, the same ``n``.
+
+    Returns:
+        ``(min(k_a, k_b),)`` float64 in ``[0, 1]``, descending: 1 for a direction the two
+        spaces share, 0 for one orthogonal to the other space.
+    """
+    q_a = _orthonormal_basis("a", a)
+    q_b = _orthonormal_basis("b", b)
+    if q_a.shape[0] != q_b.shape[0]:
+        raise ValueError(f"a and b must have the same number of rows; got {q_a.shape[0]} and "
+                         f"{q_b.shape[0]}")
+    return torch.linalg.svdvals(q_a.T @ q_b.to(q_a.device)).clamp(0.0, 1.0)
+
+
+def subspace_similarity(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Mean squared cosine of the principal angles between the column spaces of ``a``, ``b``.
+
+    ``a`` and ``b`` are ``(n, k_a)`` and ``(n, k_b)`` (see :func:`principal_angle_cosines`).
+    The result lies in ``[0, 1]``: 1 when one space contains the other (the same space when
+    ``k_a = k_b``), 0 when they are orthogonal, and ``k / n`` in expectation for two
+    independent uniformly random ``k``-dimensional subspaces of ``R^n`` (``max(k_a, k_b) / n``
+    when the dimensions differ), the chance level to compare against.
+    """
+    return principal_angle_cosines(a, b).square().mean().item()
 
 
 def per_sequence_manifolds(points: torch.Tensor, coordinate: torch.Tensor

@@ -116,6 +116,11 @@ class AssociativeRecallTask:
         return torch.arange(self.n_keys, self.n_keys + self.n_values)
 
     @property
+    def answer_tokens(self) -> torch.Tensor:
+        """``(n_values,)`` int64, the tokens the Bayes predictive can put mass on: :attr:`value_tokens`."""
+        return self.value_tokens
+
+    @property
     def chance_accuracy(self) -> float:
         """``1 / n_values``: the best accuracy without the context."""
         return 1.0 / self.n_values

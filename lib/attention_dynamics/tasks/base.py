@@ -66,6 +66,10 @@ class Task(Protocol):
         vocab_size: tokens ``0..vocab_size-1`` may appear in a sequence and as an answer.
         seq_len: ``T``, tokens per sequence.
         query_positions: ``(Q,)`` int64, the scored positions of every sequence.
+        answer_tokens: ``(n,)`` int64, distinct token ids outside which the Bayes predictive
+            puts no mass at any scored position (the answer slice: the value tokens, the
+            hidden-state tokens). :func:`~attention_dynamics.measures.metrics.evaluate` can
+            measure the model on this slice, renormalised.
     """
 
     @property
@@ -76,6 +80,9 @@ class Task(Protocol):
 
     @property
     def query_positions(self) -> torch.Tensor: ...
+
+    @property
+    def answer_tokens(self) -> torch.Tensor: ...
 
     def sample(self, batch_size: int, generator: torch.Generator) -> TaskBatch:
         """A batch of ``batch_size`` fresh sequences drawn with ``generator`` (on its device)."""

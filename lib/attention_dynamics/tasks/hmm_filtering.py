@@ -139,6 +139,11 @@ class HMMFilteringTask:
         return torch.arange(self.n_states) + self.n_grid + 3 + self.n_symbols
 
     @property
+    def answer_tokens(self) -> torch.Tensor:
+        """``(S,)`` int64, the tokens the Bayes predictive ranges over: :attr:`state_tokens`."""
+        return self.state_tokens
+
+    @property
     def vocab_size(self) -> int:
         """Grid values + 3 markers + ``O`` symbols + ``S`` states."""
         return self.n_grid + 3 + self.n_symbols + self.n_states
