@@ -14,12 +14,14 @@
 # # Notebook: manifold formation in the Bayesian wind tunnels
 #
 # This notebook executes the claims of {doc}`/book/manifold_formation`. It trains a small
-# transformer on the two wind tunnels of Paper I, bijection elimination and HMM filtering,
-# whose exact posteriors are known, and measures what the chapter derives: how well the
-# model's predictive entropy follows the Bayes entropy, whether the trained keys form a frame,
-# how queries align with keys, whether final-layer representations lie on a low-dimensional
-# manifold ordered by posterior entropy, and whether attention settles before precision does.
-# A capacity-matched MLP, which cannot see its context, is the negative control.
+# transformer on the two wind tunnels of Paper I, bijection elimination (in both token layouts
+# of the authors' code) and HMM filtering, whose exact posteriors are known, and measures what
+# the chapter derives: how well the model's predictive entropy follows the Bayes entropy,
+# whether the trained keys form a frame, how queries align with keys, whether representations
+# lie on a low-dimensional manifold ordered by the posterior entropy, and whether routing
+# settles before precision does. Every geometric number is set beside its nulls: the same model
+# at initialisation, a capacity-matched MLP that cannot see its context, and what the position
+# alone explains.
 #
 # The parameters below are set by papermill when the book is built. `profile` is `quick`
 # (a laptop CPU, a few minutes, smaller tasks and models) or `paper` (the papers' sizes, for a
@@ -37,22 +39,29 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
+from myst_nb import glue
 
 from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.paper_numbers import AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY
 from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.measures.frame_precision import (
+    direction_stability,
+    probe_direction,
+    routing_value_gradient_norms,
+)
 from attention_dynamics.measures.geometry import (
     attention_drift,
-    contextual_keys,
     cosine_matrix,
     key_orthogonality,
-    manifold_summary,
     pca,
-    per_sequence_manifolds,
     query_key_alignment,
-    representation_drift,
+    standardize_features,
+    subspace_similarity,
 )
 from attention_dynamics.measures.metrics import blind_predictor_maes, entropy_bits, evaluate
+from attention_dynamics.measures.representations import final_streams
 from attention_dynamics.measures.trajectories import relative_fall, settling_step
+from attention_dynamics.measures.value_manifold import PROTOCOLS, manifold_protocols
 from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig, count_parameters
 from attention_dynamics.runtime import select
 from attention_dynamics.sequence_training import (
@@ -61,7 +70,7 @@ from attention_dynamics.sequence_training import (
     held_out_batches,
     train_sequence_model,
 )
-from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
+from attention_dynamics.tasks.bijection import LAYOUTS, BijectionTask, mean_entropy_gap_of_marginal
 from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
 dev, gen, res = setup_notebook("manifold_formation", profile, device, seed)
@@ -71,7 +80,9 @@ settings = select(
     quick=dict(
         n_symbols=10,
         bijection_model=dict(n_layers=2, n_heads=4, d_model=64, init_std=0.1),
-        bijection_training=dict(steps=800, batch_size=128, lr=3e-3, warmup_steps=50),
+        bijection_training=dict(steps=1500, batch_size=128, lr=3e-3, warmup_steps=75,
+                                final_lr_fraction=0.0),
+        mlp_training=dict(steps=300, batch_size=128, lr=3e-3, warmup_steps=30),
         hmm_task=dict(n_states=5, n_observations=20, resolution=0.05),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=2, n_heads=8, d_model=64, init_std=0.1),
@@ -82,6 +93,7 @@ settings = select(
         n_symbols=20,
         bijection_model=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768, init_std=0.05),
         bijection_training=dict(steps=50_000, batch_size=256, lr=3e-4, warmup_steps=2000),
+        mlp_training=dict(steps=10_000, batch_size=256, lr=3e-4, warmup_steps=500),
         hmm_task=dict(n_states=5, n_observations=20, resolution=0.01),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=9, n_heads=8, d_model=256, init_std=0.05),
@@ -94,9 +106,12 @@ settings
 # %% [markdown]
 # Every training batch is drawn fresh from the task (online training), so no sequence is seen
 # twice; held-out batches come from a separate generator. Checkpoints are spaced
-# geometrically, to resolve the early steps where attention forms.
+# geometrically, to resolve the early steps where attention forms. Every entropy is taken over
+# the *answer slice* (the tokens the Bayes predictive can put mass on, renormalised), as the
+# authors do; the mass the model leaks outside it is reported once.
 
 # %%
+CALIBRATION_TARGET = 0.05  # bits, mean-curve MAE: the quick profile's target for bijections
 eval_sizes = dict(n_batches=settings["eval_batches"], batch_size=settings["eval_batch_size"],
                   device=dev)
 
@@ -107,35 +122,66 @@ def train(model, task, training):
     return train_sequence_model(model.to(dev), task, config, gen, checkpoint_steps=checkpoints)
 
 
+def score(model, task, batches):
+    return evaluate(model, batches, answer_tokens=task.answer_tokens.to(dev))
+
+
 # %% [markdown]
-# ## (a) Bijection elimination
+# ## (a) Bijection elimination, in both layouts
 #
 # Each sequence shows the pairs of a fresh random bijection of $V$ symbols, keys drawn without
 # replacement; at the $k$-th key the Bayes posterior is uniform over the $V - k + 1$ values not
-# yet revealed. Key and value symbols have separate tokens, so the $V$ value tokens are the
-# hypotheses.
+# yet revealed. The authors' code has two layouts: in the *separate* one (their `sepvocab`,
+# the layout of their released analysis checkpoints) keys and values have their own tokens, so
+# the $V$ value tokens are the hypotheses; in the *shared* one (the default of their data
+# generator) keys and values are the same $V$ tokens, every pair is shown and a final query key
+# from the context asks again. The same model is trained on each. Besides the MAE over every
+# scored position, the table gives it over the key positions alone (where the authors'
+# evaluation measures) and, for the shared layout, the model's entropy at the final query,
+# whose Bayes entropy is 0: the answer is in the context, to be looked up.
 
 # %%
-bijection = BijectionTask(settings["n_symbols"])
-bij_config = TransformerConfig(vocab_size=bijection.vocab_size, max_len=bijection.seq_len,
+bijection_runs = {}
+for index, layout in enumerate(LAYOUTS):
+    task = BijectionTask(settings["n_symbols"], layout=layout)
+    config = TransformerConfig(vocab_size=task.vocab_size, max_len=task.seq_len,
                                **settings["bijection_model"])
-bij_model = Transformer(bij_config, torch.Generator().manual_seed(seed))
-bij_history = train(bij_model, bijection, settings["bijection_training"])
-bij_eval = held_out_batches(bijection, seed=seed + 1, **eval_sizes)
-bij_report = evaluate(bij_model, bij_eval)
-pd.DataFrame({"k": np.arange(1, bijection.n_pairs + 1),
-              "model entropy (bits)": bij_report.model_entropy.numpy(),
-              "Bayes log2(V-k+1)": bij_report.bayes_entropy.numpy()}).set_index("k").T.round(4)
+    model = Transformer(config, torch.Generator().manual_seed(seed + 10 * index))
+    history = train(model, task, settings["bijection_training"])
+    batches = held_out_batches(task, seed=seed + 1, **eval_sizes)
+    bijection_runs[layout] = dict(task=task, config=config, model=model, history=history,
+                                  batches=batches, report=score(model, task, batches))
 
-# %%
-res.record("n_symbols", bijection.n_symbols)
-res.record("bijection_parameters", count_parameters(bij_model))
+def key_position_mae(report, task):
+    """Mean-curve entropy MAE (bits) over the key positions only, where the authors measure."""
+    at_keys = torch.isin(report.positions, task.key_positions)
+    return (report.model_entropy - report.bayes_entropy)[at_keys].abs().mean().item()
+
+
+res.record("n_symbols", settings["n_symbols"])
 res.record("bijection_steps", settings["bijection_training"]["steps"])
-res.record("bijection_train_seconds", bij_history.seconds, timing=True)
-res.record("bijection_entropy_mae_bits", bij_report.mae_mean_curve)
-res.record("bijection_entropy_mae_per_sample_bits", bij_report.mae_per_sample)
-res.record("bijection_kl_bits", bij_report.kl_bits)
-res.record("bijection_loss_fall_last_tenth", relative_fall(bij_history.loss))
+for layout, run in bijection_runs.items():
+    report, task = run["report"], run["task"]
+    res.record(f"{layout}_bijection_entropy_mae_keys_bits", key_position_mae(report, task))
+    if task.final_query_position is not None:
+        final_query = report.positions == task.final_query_position
+        res.record(f"{layout}_bijection_final_query_entropy_bits",
+                   report.model_entropy[final_query].item())
+    res.record(f"{layout}_bijection_parameters", count_parameters(run["model"]))
+    res.record(f"{layout}_bijection_train_seconds", run["history"].seconds, timing=True)
+    res.record(f"{layout}_bijection_entropy_mae_bits", report.mae_mean_curve)
+    res.record(f"{layout}_bijection_entropy_mae_per_sample_bits", report.mae_per_sample)
+    res.record(f"{layout}_bijection_kl_bits", report.kl_bits)
+    res.record(f"{layout}_bijection_leaked_mass", report.leaked_mass)
+    res.record(f"{layout}_bijection_loss_fall_last_tenth", relative_fall(run["history"].loss))
+pd.DataFrame({layout: {"entropy MAE, mean curve (bits)": run["report"].mae_mean_curve,
+                       "entropy MAE, mean curve, key positions (bits)":
+                           key_position_mae(run["report"], run["task"]),
+                       "entropy MAE, per sample (bits)": run["report"].mae_per_sample,
+                       "KL to Bayes (bits)": run["report"].kl_bits,
+                       "mass outside the answer slice": run["report"].leaked_mass,
+                       "loss fall over the last tenth": relative_fall(run["history"].loss)}
+              for layout, run in bijection_runs.items()}).round(4)
 
 # %% [markdown]
 # ## (b) HMM filtering and length generalisation
@@ -155,355 +201,540 @@ hmm_config = TransformerConfig(vocab_size=hmm.vocab_size,
 hmm_model = Transformer(hmm_config, torch.Generator().manual_seed(seed + 1))
 hmm_history = train(hmm_model, hmm, settings["hmm_training"])
 hmm_eval = held_out_batches(hmm, seed=seed + 2, **eval_sizes)
-hmm_report = evaluate(hmm_model, hmm_eval)
-length_reports = {hmm.n_observations: hmm_report}
-length_reports |= {K: evaluate(hmm_model, held_out_batches(task, seed=seed + 2 + K, **eval_sizes))
+length_batches = {hmm.n_observations: hmm_eval}
+length_batches |= {K: held_out_batches(task, seed=seed + 2 + K, **eval_sizes)
                    for K, task in hmm_tests.items()}
+length_reports = {K: score(hmm_model, hmm, batches) for K, batches in length_batches.items()}
+hmm_report = length_reports[hmm.n_observations]
+
+
+def blind_maes(task, batches):
+    """Per-sample MAEs of the observation-blind and uniform predictors on these batches."""
+    bayes = torch.cat([b.bayes_entropy_bits[:, task.query_positions] for b in batches])
+    return blind_predictor_maes(bayes, task.n_states)
+
+
+length_blind = {K: blind_maes(hmm if K == hmm.n_observations else hmm_tests[K], batches)
+                for K, batches in length_batches.items()}
 pd.DataFrame({K: {"entropy MAE, mean curve (bits)": r.mae_mean_curve,
                   "entropy MAE, per sample (bits)": r.mae_per_sample,
+                  "observation-blind predictor, per sample (bits)":
+                      length_blind[K]["average_curve"],
                   "KL to Bayes (bits)": r.kl_bits} for K, r in length_reports.items()}).round(4)
 
 # %% [markdown]
 # Two references put the per-sample error in scale: a predictor that ignores the observations
 # and outputs, at every position, a distribution with the average Bayes entropy of that
-# position would have a mean-curve MAE of zero and the per-sample MAE below; the uniform
-# predictor has the per-sample MAE of $\log_2 5$ minus the Bayes entropy.
+# position has a mean-curve MAE of zero and the per-sample MAE above; the uniform predictor
+# has the per-sample MAE of $\log_2 5$ minus the Bayes entropy. At the boundary of the training
+# length, the error step is the mean error over the five observations after it minus that
+# over the five before it, on the longest test sequences.
 
 # %%
-bayes_entropy = torch.cat([b.bayes_entropy_bits[:, hmm.query_positions] for b in hmm_eval])
-blind = blind_predictor_maes(bayes_entropy, hmm.n_states)
+longest = max(settings["hmm_test_lengths"])
+errors = length_reports[longest].abs_error
+K = hmm.n_observations
 res.record("hmm_parameters", count_parameters(hmm_model))
 res.record("hmm_steps", settings["hmm_training"]["steps"])
 res.record("hmm_train_seconds", hmm_history.seconds, timing=True)
-res.record("hmm_train_length", hmm.n_observations)
+res.record("hmm_train_length", K)
 res.record("hmm_entropy_mae_bits", hmm_report.mae_mean_curve)
 res.record("hmm_entropy_mae_per_sample_bits", hmm_report.mae_per_sample)
 res.record("hmm_kl_bits", hmm_report.kl_bits)
-res.record("hmm_average_curve_predictor_mae_bits", blind["average_curve"])
-res.record("hmm_uniform_predictor_mae_bits", blind["uniform"])
+res.record("hmm_leaked_mass", hmm_report.leaked_mass)
+res.record("hmm_average_curve_predictor_mae_bits", length_blind[K]["average_curve"])
+res.record("hmm_uniform_predictor_mae_bits", length_blind[K]["uniform"])
 res.record("hmm_loss_fall_last_tenth", relative_fall(hmm_history.loss))
-for K in settings["hmm_test_lengths"]:
-    res.record(f"hmm_entropy_mae_per_sample_bits_length_{K}", length_reports[K].mae_per_sample)
-    res.record(f"hmm_entropy_mae_bits_length_{K}", length_reports[K].mae_mean_curve)
-    res.record(f"hmm_kl_bits_length_{K}", length_reports[K].kl_bits)
+res.record("hmm_error_step_at_train_length_bits",
+           (errors[K:K + 5].mean() - errors[K - 5:K].mean()).item())
+for length in settings["hmm_test_lengths"]:
+    res.record(f"hmm_entropy_mae_per_sample_bits_length_{length}",
+               length_reports[length].mae_per_sample)
+    res.record(f"hmm_entropy_mae_bits_length_{length}", length_reports[length].mae_mean_curve)
+    res.record(f"hmm_kl_bits_length_{length}", length_reports[length].kl_bits)
+    res.record(f"hmm_average_curve_predictor_mae_bits_length_{length}",
+               length_blind[length]["average_curve"])
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-ks = np.arange(1, bijection.n_pairs + 1)
-axes[0].plot(ks, bij_report.bayes_entropy, "k--", lw=1.2, label=r"Bayes $\log_2(V-k+1)$")
-axes[0].plot(ks, bij_report.model_entropy, "o", ms=5, label="transformer")
+separate = bijection_runs["separate"]
+fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+for layout, run in bijection_runs.items():
+    task, report = run["task"], run["report"]
+    keys = np.arange(1, task.n_pairs + 1)
+    axes[0].plot(keys, report.model_entropy[:task.n_pairs], "o", ms=5, label=f"{layout} layout")
+axes[0].plot(keys, separate["task"].bayes_entropy_curve(), "k--", lw=1.2,
+             label=r"Bayes $\log_2(V-k+1)$")
 axes[0].set_xlabel("key index $k$")
 axes[0].set_ylabel("predictive entropy (bits)")
-axes[0].legend()
+axes[0].legend(fontsize=9)
 with torch.no_grad():
-    model_h = entropy_bits(hmm_model(hmm_eval[0].tokens))[:, hmm.query_positions]
+    model_h = entropy_bits(hmm_model(hmm_eval[0].tokens), hmm.answer_tokens.to(dev))
+model_h = model_h[:, hmm.query_positions]
 bayes_h = hmm_eval[0].bayes_entropy_bits[:, hmm.query_positions]
 axes[1].scatter(bayes_h.cpu().flatten(), model_h.cpu().flatten(), s=3, alpha=0.3)
 span = np.array([bayes_h.min().item(), bayes_h.max().item()])
 axes[1].plot(span, span, "k--", lw=1)
 axes[1].set_xlabel("Bayes filter entropy (bits)")
 axes[1].set_ylabel("transformer entropy (bits)")
-for K, report in length_reports.items():
-    axes[2].plot(np.arange(1, K + 1), report.abs_error, label=f"tested at K = {K}")
+for length, report in length_reports.items():
+    axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"tested at K = {length}")
 axes[2].axvline(hmm.n_observations, color="0.4", lw=1, ls=":")
 axes[2].set_xlabel("observation $t$")
 axes[2].set_ylabel(r"mean $|H_{model} - H_{Bayes}|$ (bits)")
-axes[2].legend()
+axes[2].legend(fontsize=9)
 show_figure("fig_entropy_calibration", fig)
 
 # %% [markdown]
-# ## (c) The capacity-matched MLP
+# ## (c) The capacity-matched MLPs
 #
 # The same embeddings, depth, width and head, with each attention sublayer's weights moved
 # into a wider MLP, so that nothing mixes positions. Its best possible predictive is the
 # context-free marginal, uniform over all $V$ values; the entropy gap of that marginal to the
-# Bayes curve is the floor of its MAE.
+# Bayes curve is the floor of its MAE. The MLP is also the third null of the geometry below.
+# It reaches its floor within a few hundred steps, so it is trained for fewer.
 
 # %%
-mlp = MLP(MLPConfig.matching(bij_config), torch.Generator().manual_seed(seed + 2))
-mlp_history = train(mlp, bijection, settings["bijection_training"])
-mlp_report = evaluate(mlp, bij_eval)
-res.record("mlp_parameters", count_parameters(mlp))
-res.record("mlp_bijection_entropy_mae_bits", mlp_report.mae_mean_curve)
-res.record("mlp_bijection_entropy_mae_per_sample_bits", mlp_report.mae_per_sample)
-res.record("mlp_bijection_loss_fall_last_tenth", relative_fall(mlp_history.loss))
-res.record("bijection_marginal_gap_bits", mean_entropy_gap_of_marginal(bijection.n_symbols))
-pd.Series({"transformer parameters": count_parameters(bij_model),
-           "MLP parameters": count_parameters(mlp),
-           "MLP entropy MAE (bits)": mlp_report.mae_mean_curve,
-           "floor: marginal's gap (bits)": mean_entropy_gap_of_marginal(bijection.n_symbols),
-           "transformer entropy MAE (bits)": bij_report.mae_mean_curve})
+for index, (layout, run) in enumerate(bijection_runs.items()):
+    mlp = MLP(MLPConfig.matching(run["config"]), torch.Generator().manual_seed(seed + 2 + index))
+    mlp_history = train(mlp, run["task"], settings["mlp_training"])
+    run |= dict(mlp=mlp, mlp_report=score(mlp, run["task"], run["batches"]))
+    res.record(f"{layout}_mlp_parameters", count_parameters(mlp))
+    res.record(f"{layout}_mlp_bijection_entropy_mae_bits", run["mlp_report"].mae_mean_curve)
+    res.record(f"{layout}_mlp_bijection_loss_fall_last_tenth", relative_fall(mlp_history.loss))
+    res.record(f"{layout}_bijection_marginal_gap_bits",
+               mean_entropy_gap_of_marginal(settings["n_symbols"], layout=layout))
+calibrated = [layout for layout, run in bijection_runs.items()
+              if run["report"].mae_mean_curve <= CALIBRATION_TARGET]
+uncalibrated = [layout for layout in LAYOUTS if layout not in calibrated]
+where = ("in both layouts" if not uncalibrated else "in neither layout" if not calibrated
+         else f"in the {calibrated[0]} layout but not in the {uncalibrated[0]} one")
+on_floor = all(abs(run["mlp_report"].mae_mean_curve - mean_entropy_gap_of_marginal(
+    settings["n_symbols"], layout=layout)) <= 0.05 for layout, run in bijection_runs.items())
+glue("calibration_summary",
+     f"the transformer reaches the {CALIBRATION_TARGET}-bit calibration target {where}, and the "
+     f"MLP {'sits' if on_floor else 'does not sit'} on its context-free floor in both",
+     display=False)
+pd.DataFrame({layout: {"transformer parameters": count_parameters(run["model"]),
+                       "MLP parameters": count_parameters(run["mlp"]),
+                       "MLP entropy MAE, mean curve (bits)": run["mlp_report"].mae_mean_curve,
+                       "floor: the marginal's gap (bits)": mean_entropy_gap_of_marginal(
+                           settings["n_symbols"], layout=layout),
+                       "transformer entropy MAE, mean curve (bits)":
+                           run["report"].mae_mean_curve}
+              for layout, run in bijection_runs.items()}).round(4)
 
 # %% [markdown]
-# ## (d) Geometry of the trained bijection model
+# ## (d) Keys: two definitions, two layouts, against initialisation
 #
-# A fixed probe batch is run through the model at every checkpoint; step 0 is the random
-# initialisation, which is the baseline of every geometric measure.
+# The authors' code measures key orthogonality in two ways (see
+# {doc}`/book/manifold_formation` for where): the mean *absolute* off-diagonal cosine between
+# the layer-0 keys of the $V$ hypothesis tokens, taken after the first norm and $W_K$, per
+# head (their analysis suite, `identify_frame_head`); and the *signed* mean cosine of the raw
+# token embeddings through $W_K$ (their Paper I figure script). Both are measured here on both
+# layouts, after training and at initialisation; beside them, the numbers the authors' own
+# released checkpoint gives under the first definition.
 
 # %%
-bij_steps = sorted(bij_history.checkpoints)
-probe_batch = bijection.sample(settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 7))
-probe_model = Transformer(bij_config, torch.Generator()).to(dev)
+for run in bijection_runs.values():
+    run["probe"] = run["task"].sample(settings["probe_size"],
+                                      torch.Generator(device=dev).manual_seed(seed + 7))
+    run["probe_model"] = Transformer(run["config"], torch.Generator()).to(dev)
 
 
-def probe(step):
-    """Logits and record of the probe batch with the weights after ``step`` updates."""
+def at_step(run, step):
+    """The run's probe model with the weights kept after ``step`` updates."""
+    return run["history"].load_checkpoint(run["probe_model"], step)
+
+
+def hypothesis_keys(model, task, normed):
+    """Layer-0 keys of the hypothesis tokens, ``(H, V, d_head)``, with or without the norm."""
     with torch.no_grad():
-        return bij_history.load_checkpoint(probe_model, step)(probe_batch.tokens, return_record=True)
+        hypotheses = task.hypothesis_tokens.to(dev)
+        if normed:
+            return model.token_keys(hypotheses)
+        return model.embed(hypotheses) @ model.blocks[0].attn.w_k
 
 
-hypotheses = bijection.hypothesis_tokens.to(dev)
-value_positions = bijection.value_positions.to(dev)
-query_positions = bijection.query_positions.to(dev)
-value_labels = probe_batch.tokens[:, value_positions] - bijection.n_symbols  # (B, L - 1)
-
-
-def key_frame(step):
-    """Layer-0 token keys of the V hypotheses (H, V, d_head), and per-layer contextual keys."""
-    _, record = probe(step)
-    with torch.no_grad():
-        token_keys = probe_model.token_keys(hypotheses)
-    contextual = [contextual_keys(layer.k, value_positions, value_labels, bijection.n_symbols)
-                  for layer in record.attention]
-    return token_keys, torch.stack(contextual)  # (H, V, d), (layers, H, V, d)
-
-
-init_keys, init_contextual = key_frame(0)
-final_keys, final_contextual = key_frame(bij_steps[-1])
-orthogonality = pd.DataFrame({
-    "trained": key_orthogonality(final_keys).cpu().numpy(),
-    "random init": key_orthogonality(init_keys).cpu().numpy(),
-}, index=pd.Index(range(bij_config.n_heads), name="layer-0 head"))
-contextual_table = pd.DataFrame(
-    key_orthogonality(final_contextual).cpu().numpy(),
-    index=pd.Index(range(bij_config.n_layers), name="layer"),
-    columns=pd.Index(range(bij_config.n_heads), name="head"))
-random_directions = np.sqrt(2 / (np.pi * bij_config.d_head))
-res.record("key_orthogonality", orthogonality["trained"].mean())
-res.record("key_orthogonality_random_init", orthogonality["random init"].mean())
-res.record("key_orthogonality_best_head", orthogonality["trained"].min())
-res.record("key_orthogonality_random_directions", random_directions)
-res.record("key_orthogonality_simplex", 1 / (bijection.n_symbols - 1))
-for layer in range(bij_config.n_layers):
-    res.record(f"key_orthogonality_contextual_layer_{layer}", contextual_table.loc[layer].mean())
-    res.record(f"key_orthogonality_contextual_layer_{layer}_random_init",
-               key_orthogonality(init_contextual[layer]).mean())
-orthogonality.round(3), contextual_table.round(3)
+MEAN_ABS = "mean |cos|, after norm (per-head mean)"
+key_rows, key_matrices = {}, {}
+for layout, run in bijection_runs.items():
+    final_step = max(run["history"].checkpoints)
+    for label, step in (("random init", 0), ("trained", final_step)):
+        model = at_step(run, step)
+        normed = hypothesis_keys(model, run["task"], normed=True)
+        raw = hypothesis_keys(model, run["task"], normed=False)
+        key_matrices[layout, label] = normed
+        per_head = key_orthogonality(normed).cpu().numpy()
+        key_rows[layout, label] = {
+            MEAN_ABS: per_head.mean(),
+            "mean |cos|, best head": per_head.min(),
+            "signed mean cos, raw embeddings": key_orthogonality(raw, signed=True).mean().item(),
+        }
+    for label, ending in (("random init", "_random_init"), ("trained", "")):
+        row = key_rows[layout, label]
+        res.record(f"{layout}_key_orthogonality{ending}", row[MEAN_ABS])
+        res.record(f"{layout}_key_signed_cosine{ending}",
+                   abs(row["signed mean cos, raw embeddings"]))
+    res.record(f"{layout}_key_orthogonality_best_head", key_rows[layout, "trained"][
+        "mean |cos|, best head"])
+authors = AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY
+for label, number in authors.items():
+    key_rows["authors' checkpoint (separate, V = 20)", label] = {MEAN_ABS: number.value}
+    glue(f"authors_key_orthogonality_{label.replace(' ', '_')}", number.text, display=False)
+d_head = separate["config"].d_head
+res.record("key_orthogonality_random_directions", np.sqrt(2 / (np.pi * d_head)))
+res.record("key_orthogonality_simplex", 1 / (settings["n_symbols"] - 1))
+more_orthogonal = [layout for layout in LAYOUTS
+                   if key_rows[layout, "trained"][MEAN_ABS] < key_rows[layout, "random init"][MEAN_ABS]]
+for layout in LAYOUTS:
+    trained, init = key_rows[layout, "trained"][MEAN_ABS], key_rows[layout, "random init"][MEAN_ABS]
+    glue(f"{layout}_key_direction", "more" if trained > init else "less", display=False)
+glue("key_frame_summary",
+     f"the keys become more orthogonal than at initialisation in the "
+     f"{' and '.join(more_orthogonal)} layout" if more_orthogonal else
+     "the keys become more orthogonal than at initialisation in neither layout, and the "
+     "authors' own checkpoint moves the same way", display=False)
+pd.DataFrame(key_rows).T.round(3).astype(object).fillna("–")
 
 # %%
-fig, axes = plt.subplots(2, bij_config.n_heads, figsize=(2.6 * bij_config.n_heads, 5.4),
-                         squeeze=False)
-for head in range(bij_config.n_heads):
-    for row, (label, keys) in enumerate((("random init", init_keys), ("trained", final_keys))):
+fig, axes = plt.subplots(4, separate["config"].n_heads,
+                         figsize=(2.3 * separate["config"].n_heads, 9.6), squeeze=False)
+for row, ((layout, label), keys) in enumerate(key_matrices.items()):
+    for head in range(keys.shape[0]):
         ax = axes[row, head]
         image = ax.imshow(cosine_matrix(keys[head]).cpu().numpy(), cmap="RdBu_r", vmin=-1, vmax=1)
         ax.set_title(f"head {head}: mean |cos| {key_orthogonality(keys[head]).item():.2f}",
-                     fontsize=9)
+                     fontsize=10)
         ax.set_xticks([])
         ax.set_yticks([])
         ax.grid(False)
         if head == 0:
-            ax.set_ylabel(label)
-fig.colorbar(image, ax=axes, shrink=0.7, label="cosine between hypothesis keys")
+            ax.set_ylabel(f"{layout},\n{label}", fontsize=10)
+fig.colorbar(image, ax=axes, shrink=0.6, label="cosine between hypothesis keys")
 show_figure("fig_key_cosines", fig)
 
 # %% [markdown]
 # Query–key alignment: the cosine between the query at the $k$-th key position and the keys
-# at the earlier value positions (the hypotheses already revealed, which the query must
-# discount), averaged over heads and probe sequences, per layer.
+# at earlier positions, averaged over heads and probe sequences, per layer; with the keys at
+# the earlier *value* positions (the hypotheses already revealed, which the query must
+# discount; this book's first measure) and at the earlier *key* positions (the authors'
+# `qk-align`).
 
 # %%
-def alignment_maps(step):
-    """(layers, L, L - 1) mean cos(q at key k, k at earlier value j), nan where j is later."""
-    _, record = probe(step)
-    maps = [query_key_alignment(layer.q, layer.k, query_positions, value_positions).mean(0)
+def alignment_maps(run, step, key_positions):
+    """(layers, L, P) mean cos(q at key k, k at earlier position j), nan where j is later."""
+    with torch.no_grad():
+        _, record = at_step(run, step)(run["probe"].tokens, return_record=True)
+    queries = run["task"].key_positions.to(dev)
+    maps = [query_key_alignment(layer.q, layer.k, queries, key_positions.to(dev)).mean(0)
             for layer in record.attention]
     return torch.stack(maps).cpu()
 
 
-final_alignment = alignment_maps(bij_steps[-1])
-init_alignment = alignment_maps(0)
-n_rows = -(-bij_config.n_layers // 3)
-n_cols = min(bij_config.n_layers, 3)
-fig, axes = plt.subplots(n_rows, n_cols, figsize=(4.2 * n_cols, 3.8 * n_rows), squeeze=False)
-limit = np.nanmax(np.abs(final_alignment.numpy()))
-for layer, ax in enumerate(axes.flat):
-    if layer >= bij_config.n_layers:
-        ax.axis("off")
-        continue
-    image = ax.imshow(final_alignment[layer].numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit)
-    ax.set_facecolor("0.85")
-    ax.grid(False)
-    ax.set_xlabel("earlier value $j$")
-    ax.set_ylabel("query at key $k$")
-    for axis in (ax.xaxis, ax.yaxis):  # rows and columns count from 1, as in the text
-        axis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value + 1:.0f}"))
-    ax.set_title(f"layer {layer}: mean cos {np.nanmean(final_alignment[layer].numpy()):.2f}",
-                 fontsize=10)
-fig.colorbar(image, ax=axes, shrink=0.8, label=r"$\cos(q_k, k_j)$")
+alignment_rows, alignment_figure = {}, {}
+for layout, run in bijection_runs.items():
+    final_step = max(run["history"].checkpoints)
+    for against in ("value", "key"):
+        positions = getattr(run["task"], f"{against}_positions")
+        for label, step in (("random init", 0), ("trained", final_step)):
+            maps = alignment_maps(run, step, positions)
+            for layer in range(maps.shape[0]):
+                alignment_rows[layout, f"{against} positions", label, layer] = np.nanmean(
+                    maps[layer].numpy())
+            if layout == "separate" and label == "trained":
+                alignment_figure[against] = maps
+alignment = pd.Series(alignment_rows, name="mean cos").unstack(2)
+for (layout, against, layer), row in alignment.iterrows():
+    name = f"{layout}_qk_alignment_{against.split()[0]}_layer_{layer}"
+    res.record(name, row["trained"])
+    res.record(f"{name}_random_init", row["random init"])
+alignment.round(3)
+
+# %%
+n_layers = separate["config"].n_layers
+fig, axes = plt.subplots(2, n_layers, figsize=(4.4 * n_layers, 7.6), squeeze=False)
+for row, (against, maps) in enumerate(alignment_figure.items()):
+    limit = np.nanmax(np.abs(maps.numpy()))
+    for layer in range(n_layers):
+        ax = axes[row, layer]
+        image = ax.imshow(maps[layer].numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit)
+        ax.set_facecolor("0.85")
+        ax.grid(False)
+        ax.set_xlabel(f"earlier {against} $j$")
+        ax.set_ylabel("query at key $k$")
+        for axis in (ax.xaxis, ax.yaxis):  # rows and columns count from 1, as in the text
+            axis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value + 1:.0f}"))
+        ax.set_title(f"layer {layer}, keys at {against} positions: "
+                     f"mean {np.nanmean(maps[layer].numpy()):.2f}", fontsize=10)
+        fig.colorbar(image, ax=ax, shrink=0.8, label=r"$\cos(q_k, k_j)$")
 show_figure("fig_qk_alignment", fig)
-for layer in range(bij_config.n_layers):
-    res.record(f"qk_alignment_layer_{layer}", np.nanmean(final_alignment[layer].numpy()))
-    res.record(f"qk_alignment_layer_{layer}_random_init", np.nanmean(init_alignment[layer].numpy()))
 
 # %% [markdown]
-# The value manifold: a PCA of the final-layer representations (the normed stream that the
-# tied head reads) at every query position of the probe batch, coloured by the Bayes entropy,
-# pooled over sequences. In the bijection task without replacement the entropy is a function of
-# the position, so a coordinate that tracks the entropy may be tracking the position; in the
-# HMM task the entropy varies between sequences at a fixed position, which removes that
-# confound. The authors' script computes its PCA over the positions of a single sequence (it
-# re-seeds its generator inside the function that draws each of its probe sequences, so they
-# are all the same one); the second protocol below does that for each probe sequence and
-# averages.
+# ## (e) Which heads carry the computation
+#
+# Masking one head at a time (its output set to zero) and bypassing one layer at a time, the
+# entropy MAE (mean curve) on the held-out bijection batches of the separate layout. A head
+# *matters* when masking it at least doubles the MAE; the frame–precision measures below
+# follow those heads.
 
 # %%
-bij_logits, bij_record = probe(bij_steps[-1])
-bij_points = bij_record.final[:, query_positions].flatten(0, 1)
-bij_entropy = probe_batch.bayes_entropy_bits[:, query_positions].flatten()
-bij_manifold = manifold_summary(bij_points, bij_entropy)
-bij_share, bij_rho = per_sequence_manifolds(bij_record.final[:, query_positions],
-                                            probe_batch.bayes_entropy_bits[:, query_positions])
-bayes_vectors = probe_batch.bayes_predictive[:, query_positions].flatten(0, 1)
+model = at_step(separate, max(separate["history"].checkpoints))
+baseline = score(model, separate["task"], separate["batches"]).mae_mean_curve
+ablation = {}
+for layer in range(separate["config"].n_layers):
+    for head in range(separate["config"].n_heads):
+        with model.ablated(heads={layer: [head]}):
+            ablation[layer, head] = score(model, separate["task"],
+                                          separate["batches"]).mae_mean_curve
+    with model.ablated(bypass=[layer]):
+        ablation[layer, "bypassed"] = score(model, separate["task"],
+                                            separate["batches"]).mae_mean_curve
+ablation = pd.Series(ablation, name="entropy MAE, mean curve (bits)")
+single_heads = ablation[[key for key in ablation.index if key[1] != "bypassed"]]
+important_heads = [key for key, mae in single_heads.items() if mae >= 2 * baseline]
+res.record("largest_single_head_ablation_mae_bits", single_heads.max())
+res.record("smallest_single_head_ablation_mae_bits", single_heads.min())
+res.record("n_important_heads", len(important_heads))
+ablation.round(4)
+
+# %% [markdown]
+# ## (f) The value manifold under every protocol, against three nulls
+#
+# The protocols differ in where and how they look (the chapter lists which of the authors'
+# scripts does what): the normed stream at the scored key positions, pooled over sequences;
+# the last residual stream before the final norm at the *value* positions, pooled, raw and
+# standardised; the component among PC1–5 with the largest $|$Pearson$|$ with the entropy; and
+# one PCA per sequence. A value position carries the entropy of the next key's posterior, once
+# its pair is revealed. Each is computed for the trained model and for three nulls: the same
+# model at initialisation, the MLP that cannot see its context, and a coordinate that knows
+# only the position (the entropy averaged over sequences at that position). In bijections
+# without replacement the entropy is a function of the position, so the last null is perfect
+# there; HMM filtering, where the entropy varies between sequences at each position, is where
+# an entropy coordinate can be told from a position coordinate.
+
+# %%
+def protocols_of(model, batch, scored, values, value_entropy):
+    before, after = final_streams(model, batch.tokens)
+    return manifold_protocols(before, after, scored, batch.bayes_entropy_bits[:, scored],
+                              values, value_entropy)
+
+
+hmm_probe_model = Transformer(hmm_config, torch.Generator()).to(dev)
 hmm_probe = hmm.sample(settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 8))
-hmm_model.eval()
-with torch.no_grad():
-    _, hmm_record = hmm_model(hmm_probe.tokens, return_record=True)
-hmm_final = hmm_record.final[:, hmm.query_positions.to(dev)]
-hmm_entropy = hmm_probe.bayes_entropy_bits[:, hmm.query_positions.to(dev)]
-hmm_manifold = manifold_summary(hmm_final.flatten(0, 1), hmm_entropy.flatten())
-hmm_share, hmm_rho = per_sequence_manifolds(hmm_final, hmm_entropy)
+hmm_positions = hmm.query_positions.to(dev)
+manifold_rows, manifold_inputs = {}, {}
+for layout, run in bijection_runs.items():
+    task, probe = run["task"], run["probe"]
+    scored, values = task.key_positions.to(dev), task.value_positions.to(dev)
+    value_entropy = probe.bayes_entropy_bits[:, values + 1]
+    models = {"trained": at_step(run, max(run["history"].checkpoints)),
+              "MLP": run["mlp"]}
+    for label, model in models.items():
+        manifold_rows[layout, label] = protocols_of(model, probe, scored, values,
+                                                    value_entropy)
+    manifold_rows[layout, "random init"] = protocols_of(at_step(run, 0), probe, scored,
+                                                        values, value_entropy)
+    manifold_inputs[layout] = (task, probe, scored, values, value_entropy)
+hmm_entropy = hmm_probe.bayes_entropy_bits[:, hmm_positions]
+for label, step in (("trained", max(hmm_history.checkpoints)), ("random init", 0)):
+    model = hmm_history.load_checkpoint(hmm_probe_model, step)
+    manifold_rows["hmm", label] = protocols_of(model, hmm_probe, hmm_positions,
+                                               hmm_positions, hmm_entropy)
+manifold = pd.DataFrame([dict(task=task, model=label, protocol=protocol,
+                              **dataclasses.asdict(result))
+                         for (task, label), results in manifold_rows.items()
+                         for protocol, result in results.items()])
+manifold = manifold.set_index(["task", "protocol", "model"]).sort_index()
+manifold.round(3)
 
-# the same measures at initialisation: what the architecture gives before any training
-_, init_record = probe(bij_steps[0])
-init_manifold = manifold_summary(init_record.final[:, query_positions].flatten(0, 1), bij_entropy)
-res.record("value_pc1_share_random_init", init_manifold.pc1_share)
-res.record("value_pc1_entropy_spearman_random_init", abs(init_manifold.pc1_spearman))
-res.record("value_pc1_share", bij_manifold.pc1_share)
-res.record("value_pc2_share", bij_manifold.pc2_share)
-res.record("value_pc1_entropy_spearman", abs(bij_manifold.pc1_spearman))
-res.record("value_pc1_entropy_r2", bij_manifold.pc1_r2)
-res.record("value_entropy_linear_r2", bij_manifold.linear_r2)
-res.record("value_pc1_share_per_sequence", bij_share.mean())
-res.record("value_pc1_entropy_spearman_per_sequence", bij_rho.abs().mean())
-res.record("bayes_predictive_pc1_share", pca(bayes_vectors).explained_variance_ratio[0])
-res.record("hmm_value_pc1_share", hmm_manifold.pc1_share)
-res.record("hmm_value_pc2_share", hmm_manifold.pc2_share)
-res.record("hmm_value_pc1_entropy_spearman", abs(hmm_manifold.pc1_spearman))
-res.record("hmm_value_entropy_linear_r2", hmm_manifold.linear_r2)
-res.record("hmm_value_pc1_share_per_sequence", hmm_share.mean())
-res.record("hmm_value_pc1_entropy_spearman_per_sequence", hmm_rho.abs().nanmean())
-pd.DataFrame({name: {"PC1 share": m.pc1_share, "PC2 share": m.pc2_share,
-                     "|Spearman(PC1, H)|": abs(m.pc1_spearman), "R2 of H on PC1": m.pc1_r2,
-                     "R2 of H, linear probe": m.linear_r2,
-                     "PC1 share, one sequence at a time": share.mean().item(),
-                     "|Spearman(PC1, H)|, one sequence at a time": rho.abs().nanmean().item()}
-              for name, m, share, rho in (("bijection", bij_manifold, bij_share, bij_rho),
-                                          ("HMM", hmm_manifold, hmm_share, hmm_rho))}).round(3)
+# %% [markdown]
+# Each protocol's verdict numbers: the trained model's variance share and $|$correlation$|$
+# with the entropy, and the strongest null of each (the largest of the nulls' values; the MLP
+# is not trained on HMM, so there the nulls are initialisation and position).
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(16, 4.3))
-for ax, (name, summary, entropy) in zip(axes[:2], (("bijection", bij_manifold, bij_entropy),
-                                                   ("HMM", hmm_manifold, hmm_entropy.flatten())),
-                                        strict=True):
-    scores = summary.pca.scores.cpu().numpy()
-    image = ax.scatter(scores[:, 0], scores[:, 1], c=entropy.cpu().numpy(), cmap="viridis",
-                       s=4, alpha=0.6)
-    ax.set_xlabel(f"PC1 ({100 * summary.pc1_share:.0f}% of variance)")
-    ax.set_ylabel(f"PC2 ({100 * summary.pc2_share:.0f}%)")
-    ax.set_title(f"{name}, all probe sequences pooled", fontsize=10)
-    fig.colorbar(image, ax=ax, label="Bayes entropy (bits)")
-for index in range(6):  # the authors' protocol: one PCA per sequence
-    points = bij_record.final[index, query_positions]
-    entropy = probe_batch.bayes_entropy_bits[index, query_positions].cpu()
-    coordinate = pca(points).scores[:, 0].cpu()
-    coordinate = coordinate * np.sign(np.corrcoef(coordinate, entropy)[0, 1])
-    axes[2].plot(entropy, coordinate / coordinate.std(), "o-", ms=3, lw=1)
-axes[2].set_xlabel("Bayes entropy (bits)")
-axes[2].set_ylabel("PC1 of the sequence (standardised)")
-axes[2].set_title("bijection, one sequence at a time", fontsize=10)
+PROTOCOL_KEYS = dict(zip(PROTOCOLS, ("scored_final", "value_prenorm", "value_standardised",
+                                     "value_best_pc", "per_sequence"), strict=True))
+for task_name in (*LAYOUTS, "hmm"):
+    for protocol, key in PROTOCOL_KEYS.items():
+        rows = manifold.loc[(task_name, protocol)]
+        trained = rows.loc["trained"]
+        nulls = rows.drop(index="trained")
+        prefix = f"{task_name}_manifold_{key}"
+        res.record(f"{prefix}_share", trained["share"])
+        res.record(f"{prefix}_entropy_corr", trained["correlation"])
+        res.record(f"{prefix}_share_strongest_null", nulls["share"].max())
+        res.record(f"{prefix}_position_alone", trained["position_alone"])
+        res.record(f"{prefix}_entropy_corr_strongest_null",
+                   max(nulls["correlation"].max(), trained["position_alone"]))
+        res.record(f"{prefix}_entropy_corr_beyond_position",
+                   np.nan_to_num(trained["beyond_position"], nan=0.0))
+        for label, row in nulls.iterrows():
+            res.record(f"{prefix}_entropy_corr_{label.lower().replace(' ', '_')}",
+                       row["correlation"])
+with torch.no_grad():
+    bayes_vectors = separate["probe"].bayes_predictive[:, separate["task"].key_positions]
+res.record("bayes_predictive_pc1_share",
+           pca(bayes_vectors.flatten(0, 1)).explained_variance_ratio[0])
+
+# %%
+panels = (("scored, after final norm", "after"), ("value positions, before final norm", "raw"),
+          ("value positions, standardised", "standardised"))
+fig, axes = plt.subplots(4, 3, figsize=(12.5, 14), squeeze=False)
+for row, (task_name, label) in enumerate((("separate", "trained"), ("separate", "random init"),
+                                          ("hmm", "trained"), ("hmm", "random init"))):
+    if task_name == "hmm":
+        task, probe, scored, values, value_entropy = (hmm, hmm_probe, hmm_positions,
+                                                      hmm_positions, hmm_entropy)
+        step = max(hmm_history.checkpoints) if label == "trained" else 0
+        model = hmm_history.load_checkpoint(hmm_probe_model, step)
+    else:
+        task, probe, scored, values, value_entropy = manifold_inputs[task_name]
+        run = bijection_runs[task_name]
+        model = at_step(run, max(run["history"].checkpoints) if label == "trained" else 0)
+    before, after = final_streams(model, probe.tokens)
+    for column, (protocol, kind) in enumerate(panels):
+        if kind == "after":
+            points, colour = after[:, scored], probe.bayes_entropy_bits[:, scored]
+        else:
+            points, colour = before[:, values], value_entropy
+        points = points.flatten(0, 1).double()
+        if kind == "standardised":
+            points = standardize_features(points)
+        axes_of = pca(points)
+        scores = axes_of.scores[:, :2].cpu().numpy()
+        ax = axes[row, column]
+        image = ax.scatter(scores[:, 0], scores[:, 1], c=colour.flatten().cpu().numpy(),
+                           cmap="viridis", s=3, alpha=0.6)
+        shares = axes_of.explained_variance_ratio[:2].tolist()
+        ax.set_xlabel(f"PC1 ({100 * shares[0]:.0f}%)")
+        ax.set_ylabel(f"PC2 ({100 * shares[1]:.0f}%)")
+        ax.set_title(f"{'HMM' if task_name == 'hmm' else 'bijection'}, {label}:\n{protocol}",
+                     fontsize=10)
+    fig.colorbar(image, ax=axes[row].tolist(), label="Bayes entropy (bits)", shrink=0.9)
 show_figure("fig_value_manifold", fig)
 
 # %% [markdown]
-# ## (e) Frame and precision over training
+# ## (g) Frame and precision over training
 #
-# At every checkpoint: the attention patterns of the probe batch (all layers and heads, rows
-# of the query positions), their total-variation distance to the final patterns; the
-# final-layer representations at the query positions, their distance $1 - \mathrm{CKA}$ to the
-# final ones (blind to rotations and rescalings); and the entropy MAE on the held-out batches.
-# Attention *settles* at the first checkpoint after which its distance to the final patterns
-# stays below a tenth of its distance at initialisation, and likewise the representations.
+# At every checkpoint of the separate-layout run, four measures that can see what the claim is
+# about, and the precision:
+#
+# - **routing against value gradients**: $\lVert \partial L / \partial s \rVert /
+#   \lVert \partial L / \partial v \rVert$ per layer on the probe batch, the direct test of the
+#   chapter's proposition that routing gradients fade while value gradients go on;
+# - **the key frame**: per layer-0 head, the subspace of the three leading directions of the
+#   hypothesis keys, compared with the final one by its principal angles (mean squared cosine;
+#   $3 / d_{head}$ for random subspaces);
+# - **attention of the heads that matter**: the total-variation distance of their attention
+#   rows to the final ones;
+# - **the entropy direction**: the unit vector of a linear probe that reads the Bayes entropy
+#   from the normed stream, and its $|\cos|$ with the final probe's;
+# - **precision**: the entropy MAE (mean curve) on the held-out batches, on a logarithmic scale
+#   (the log of the factor by which it exceeds its final value), since precision is gained by
+#   factors.
+#
+# A measure *settles* at the first checkpoint after which its distance to the final value
+# stays below a tenth of its distance at initialisation. The horizon is the whole run, whose
+# loss fell by the fraction recorded in (a) over its last tenth.
 
 # %%
-final_weights = torch.stack([layer.weights for layer in bij_record.attention])
-rows = []
-for step in bij_steps:
-    _, record = probe(step)
-    weights = torch.stack([layer.weights for layer in record.attention])
-    rows.append(dict(
-        step=step,
-        attention_drift=attention_drift(weights, final_weights, query_positions),
-        representation_drift=representation_drift(record.final[:, query_positions].flatten(0, 1),
-                                                   bij_points),
-        mae=evaluate(probe_model, bij_eval).mae_mean_curve,
-    ))
-dynamics = pd.DataFrame(rows).set_index("step")
-drifts = torch.tensor(dynamics[["attention_drift", "representation_drift"]].to_numpy())
-settled = settling_step(torch.tensor(bij_steps), drifts / drifts[0])  # drift as a share of step 0's
-settle = dict(zip(("attention", "representation"), settled.tolist(), strict=True))
-for name, step in settle.items():
-    res.record(f"{name}_settle_step", step)
-    res.record(f"mae_at_{name}_settle_bits", dynamics.loc[step, "mae"])
-    res.record(f"mae_fall_after_{name}_settle", dynamics.loc[step, "mae"] / bij_report.mae_mean_curve)
-res.record("attention_settle_fraction", settle["attention"] / bij_steps[-1])
-res.record("representation_drift_at_attention_settle",
-           dynamics.loc[settle["attention"], "representation_drift"])
-res.record("attention_drift_at_representation_settle",
-           dynamics.loc[settle["representation"], "attention_drift"])
+task, probe = separate["task"], separate["probe"]
+scored = task.key_positions.to(dev)
+steps = sorted(separate["history"].checkpoints)
+heads_that_matter = important_heads or [max(single_heads.items(), key=lambda item: item[1])[0]]
+
+
+def snapshot(step):
+    model = at_step(separate, step)
+    with torch.no_grad():
+        _, record = model(probe.tokens, return_record=True)
+    gradients = routing_value_gradient_norms(model, probe.tokens, probe)
+    weights = torch.stack([record.attention[layer].weights[:, head]
+                           for layer, head in heads_that_matter])
+    points = record.final[:, scored].flatten(0, 1)
+    return dict(ratio=gradients.ratio, weights=weights,
+                keys=hypothesis_keys(model, task, normed=True),
+                direction=probe_direction(points, probe.bayes_entropy_bits[:, scored].flatten()),
+                mae=score(model, task, separate["batches"]).mae_mean_curve)
+
+
+def key_subspace(keys):
+    """``(d_head, r)`` orthonormal basis of the ``r`` leading directions of one head's keys."""
+    return torch.linalg.svd(keys.double(), full_matrices=False).Vh[:FRAME_RANK].T
+
+
+FRAME_RANK = 3  # the leading directions of the V keys compared between checkpoints
+snapshots = {step: snapshot(step) for step in steps}
+final = snapshots[steps[-1]]
+directions = torch.stack([snapshots[step]["direction"] for step in steps])
+dynamics = pd.DataFrame({
+    "step": steps,
+    "routing / value gradient": [snapshots[s]["ratio"].mean().item() for s in steps],
+    "key frame: 1 - similarity": [1 - np.mean([subspace_similarity(key_subspace(k),
+                                                                   key_subspace(f))
+                                               for k, f in zip(snapshots[s]["keys"],
+                                                               final["keys"], strict=True)])
+                                  for s in steps],
+    "attention of the heads that matter: TV": [
+        attention_drift(snapshots[s]["weights"], final["weights"], scored) for s in steps],
+    "entropy direction: 1 - |cos|": (1 - direction_stability(directions)).tolist(),
+    "entropy MAE (bits)": [snapshots[s]["mae"] for s in steps],
+}).set_index("step")
+for layer in range(separate["config"].n_layers):
+    dynamics[f"routing / value gradient, layer {layer}"] = [
+        snapshots[s]["ratio"][layer].item() for s in steps]
 dynamics.round(4)
 
 # %%
-fig, ax = plt.subplots(figsize=(7, 4.2))
-shown = dynamics.index.to_numpy()
-ax.plot(shown, dynamics["attention_drift"], "o-", label="attention: TV distance to final")
-ax.plot(shown, dynamics["representation_drift"], "s-",
-        label="representations: 1 - CKA to final")
-ax.axvline(settle["attention"], color="C0", ls=":", lw=1.2,
-           label=f"attention settles (step {settle['attention']})")
-ax.axvline(settle["representation"], color="C1", ls=":", lw=1.2,
-           label=f"representations settle (step {settle['representation']})")
-ax.set_xscale("symlog", linthresh=10)
-ax.set_xlabel("training step")
-ax.set_ylabel("distance to the final model")
-ax.set_ylim(bottom=0)
-twin = ax.twinx()
-twin.plot(shown, dynamics["mae"], "^--", color="C2", label="entropy MAE (right axis)")
-twin.set_yscale("log")
-twin.set_ylabel("entropy MAE (bits)")
-twin.grid(False)
-handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-ax.legend(handles=handles, fontsize=8, loc="upper right")
-show_figure("fig_frame_precision", fig)
-
-# %% [markdown]
-# ## (f) Which heads carry the computation
-#
-# Masking one head at a time (its output set to zero) and bypassing one layer at a time, the
-# entropy MAE on the held-out bijection batches.
+SETTLING = {"key frame": "key frame: 1 - similarity",
+            "attention": "attention of the heads that matter: TV",
+            "entropy direction": "entropy direction: 1 - |cos|"}
+distances = torch.tensor(dynamics[list(SETTLING.values())].to_numpy())
+mae = torch.tensor(dynamics["entropy MAE (bits)"].to_numpy())
+log_excess = mae.log() - mae[-1].log()  # precision is gained by factors: a log scale
+distances = torch.cat([distances, log_excess[:, None]], dim=1)
+settled = settling_step(torch.tensor(steps), distances / distances[0].clamp_min(1e-12))
+settle = dict(zip((*SETTLING, "precision"), settled.tolist(), strict=True))
+for name, step in settle.items():
+    res.record(f"{name.replace(' ', '_')}_settle_step", step)
+ratio = dynamics["routing / value gradient"]
+res.record("routing_value_gradient_ratio_peak", ratio.max())
+res.record("routing_value_gradient_ratio_final", ratio.iloc[-1])
+res.record("routing_value_gradient_ratio_fall", ratio.iloc[-1] / ratio.max())
+res.record("mae_fall_after_attention_settle",
+           dynamics.loc[settle["attention"], "entropy MAE (bits)"] / mae[-1].item())
+glue("precision_after_attention",
+     "kept improving" if dynamics.loc[settle["attention"], "entropy MAE (bits)"] >= 2 * mae[-1]
+     else "had nearly stopped improving", display=False)
+res.record("key_subspace_similarity_random", FRAME_RANK / separate["config"].d_head)
+res.record("attention_settle_fraction", settle["attention"] / steps[-1])
+pd.Series(settle, name="settle step")
 
 # %%
-bij_history.load_checkpoint(probe_model, bij_steps[-1])
-ablation = {}
-for layer in range(bij_config.n_layers):
-    for head in range(bij_config.n_heads):
-        with probe_model.ablated(heads={layer: [head]}):
-            ablation[f"layer {layer}, head {head}"] = evaluate(probe_model, bij_eval).mae_mean_curve
-    with probe_model.ablated(bypass=[layer]):
-        ablation[f"layer {layer} bypassed"] = evaluate(probe_model, bij_eval).mae_mean_curve
-ablation = pd.Series(ablation, name="entropy MAE (bits)")
-res.record("largest_single_head_ablation_mae_bits", ablation.filter(like="head").max())
-res.record("smallest_single_head_ablation_mae_bits", ablation.filter(like="head").min())
-ablation.round(4)
+fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.4))
+shown = dynamics.index.to_numpy()
+for layer in range(separate["config"].n_layers):
+    left.plot(shown, dynamics[f"routing / value gradient, layer {layer}"], "o-",
+              label=f"layer {layer}")
+left.set_xscale("symlog", linthresh=10)
+left.set_yscale("log")
+left.set_xlabel("training step")
+left.set_ylabel(r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$")
+left.set_title("routing against value gradients", fontsize=11)
+left.legend(fontsize=9)
+for (name, column), marker in zip(SETTLING.items(), "osD", strict=True):
+    right.plot(shown, dynamics[column] / dynamics[column].iloc[0], f"{marker}-", ms=4,
+               label=f"{name} (settles at step {settle[name]})")
+right.plot(shown, log_excess / log_excess[0], "^--", ms=4,
+           label=f"entropy MAE, log of its excess factor (settles at step {settle['precision']})")
+right.axhline(0.1, color="0.5", lw=1, ls=":")
+right.set_xscale("symlog", linthresh=10)
+right.set_xlabel("training step")
+right.set_ylabel("distance to the final model / at step 0")
+right.set_title("what settles when", fontsize=11)
+right.legend(fontsize=8)
+show_figure("fig_frame_precision", fig)
 
 # %% [markdown]
 # ## Results

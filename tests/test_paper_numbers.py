@@ -8,6 +8,7 @@ import pytest
 
 from attention_dynamics.book import paper_numbers
 from attention_dynamics.book.paper_numbers import (
+    AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY,
     ENTROPY_MAE_BITS,
     RECALL_ACCURACY,
     STICKY_CHAIN,
@@ -18,7 +19,8 @@ from attention_dynamics.models.registry import ARCHITECTURES
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = {"ENTROPY_MAE_BITS": ENTROPY_MAE_BITS, "RECALL_ACCURACY": RECALL_ACCURACY,
-          "STICKY_CHAIN": STICKY_CHAIN}
+          "STICKY_CHAIN": STICKY_CHAIN,
+          "AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY": AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY}
 NUMBERS = [number for table in TABLES.values() for number in table.values()]
 NUMBERS.append(VALUE_MANIFOLD_PC1_SHARE)
 QUOTED = [number.text for number in NUMBERS if any(c.isdigit() for c in number.text)]
@@ -33,7 +35,7 @@ def test_every_entry_is_a_well_formed_paper_number():
         assert number.value is None or (isinstance(number.value, (int, float))
                                         and math.isfinite(number.value)), number
         assert number.text.strip() and number.source.strip(), number
-        assert number.source.startswith(("Paper I", "Paper II")), number
+        assert number.source.startswith(("Paper I", "Paper II", "authors'")), number
         # a number is given exactly where the paper quotes one
         assert (number.value is None) == (number.text == "not reported"), number
 

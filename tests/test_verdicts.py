@@ -9,6 +9,7 @@ from attention_dynamics.book.verdicts import (
     Claim,
     Null,
     Quantity,
+    Solved,
     StillLearning,
     decide,
 )
@@ -121,3 +122,15 @@ def test_a_bound_with_a_margin_must_also_beat_its_null():
     assert decide(Bound(0.1, margin=0.05), 0.02, strongest, {"null": 0.2})[0] == "reproduced"
     with pytest.raises(ValueError, match="margin"):
         Bound(0.8, margin=0)
+
+
+def test_a_claim_about_an_unsolved_model_is_inconclusive_whatever_its_value():
+    solved = Solved("mae", max_error=0.05)
+    rule, init = BeatsNull(), Null("random init", "init")
+    metrics = {"mae": 0.32, "init": 0.21}
+    verdict, reason = decide(rule, 0.29, init, metrics, solved=solved)
+    assert verdict == "inconclusive" and "did not solve" in reason and "0.32" in reason
+    assert decide(rule, 0.10, init, metrics, solved=solved)[0] == "inconclusive"
+    metrics["mae"] = 0.02
+    assert decide(rule, 0.29, init, metrics, solved=solved)[0] == "not reproduced"
+    assert decide(rule, 0.10, init, metrics, solved=solved)[0] == "reproduced"

@@ -60,3 +60,16 @@ RECALL_ACCURACY = {
 
 VALUE_MANIFOLD_PC1_SHARE = PaperNumber(0.87, "84-90 %", "Paper I, value manifold")
 """Share of variance on PC1 of the final-layer representations (the middle of the range)."""
+
+AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY = {
+    "trained": PaperNumber(
+        0.465, "0.45, 0.43, 0.49, 0.47, 0.48, 0.47 per head",
+        "authors' released sepvocab V = 20 checkpoint, experiments/jlens/results/phase1_summary.json"),
+    "random init": PaperNumber(
+        0.1467, "0.13, 0.15, 0.14, 0.16, 0.15, 0.15 per head",
+        "authors' same architecture at random init, experiments/jlens/results/"
+        "phase1_randinit_summary.json"),
+}
+"""Layer-0 key orthogonality (mean |cos| after the first norm and W_K, per-head mean) of the
+authors' own checkpoint, measured by their ``identify_frame_head``: a peer row, not a paper
+claim (the values are the means of the per-head numbers in ``text``)."""

@@ -28,6 +28,9 @@ reason in the row:
   more than a stated fraction over the last tenth of training) and the verdict rests on the
   model not having learned: a *not reproduced*, or a failure claim judged *reproduced*.
 
+A third makes a claim about a trained model (its keys, its manifold, its dynamics) undecidable
+whatever its value: the model did not solve its task (:class:`Solved`).
+
 So *not reproduced* is kept for a run that could have shown the claim and did not.
 """
 
@@ -187,8 +190,27 @@ class StillLearning:
         return None
 
 
+@dataclass(frozen=True)
+class Solved:
+    """A claim about a *trained* model (its geometry, its dynamics) needs a model that solved
+    the task: the run counts as unsolved when ``metric`` (an error, e.g. the entropy MAE in
+    bits) exceeds ``max_error``, and then no verdict on the claim is drawn."""
+
+    metric: str
+    max_error: float
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why the run cannot decide, or ``None`` if the model solved the task."""
+        error = _metric(metrics, self.metric, "the solved-task check")
+        if error > self.max_error:
+            return (f"the model did not solve the task ({self.metric} = {error:.3g}, above "
+                    f"{self.max_error:g})")
+        return None
+
+
 def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
-           still_learning: StillLearning | None = None) -> tuple[str, str]:
+           still_learning: StillLearning | None = None,
+           solved: Solved | None = None) -> tuple[str, str]:
     """The verdict of ``value`` under ``rule`` against ``null``, and the reason for it.
 
     Args:
@@ -197,12 +219,17 @@ def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         null: the claim's null or reference.
         metrics: every number of the claim's notebook (for the null's and the check's values).
         still_learning: the check that training had flattened, where the claim needs it.
+        solved: the check that the model solved its task, for claims about a trained model;
+            an unsolved run is inconclusive whatever the value.
 
     Returns:
         ``(verdict, reason)``, the verdict one of :data:`VERDICTS`; the reason is empty unless
         the verdict is inconclusive.
     """
     null_value = null.resolve(metrics)
+    unsolved = solved.reason(metrics) if solved is not None else None
+    if unsolved:
+        return INCONCLUSIVE, unsolved
     unfinished = still_learning.reason(metrics) if still_learning is not None else None
     verdict = rule.judge(value, null_value)
     null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
@@ -232,6 +259,7 @@ class Claim:
     null: Null
     rule: Rule
     still_learning: StillLearning | None = None
+    solved: Solved | None = None
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
@@ -246,7 +274,8 @@ class Claim:
         value = _metric(metrics, self.metric, f"claim {self.claim!r} of {self.notebook!r}")
         if not math.isfinite(value):
             raise ValueError(f"metric {self.metric!r} of {self.notebook!r} is not finite")
-        verdict, reason = decide(self.rule, value, self.null, metrics, self.still_learning)
+        verdict, reason = decide(self.rule, value, self.null, metrics, self.still_learning,
+                                 self.solved)
         null_value = self.null.resolve(metrics)
         return {
             "claim": self.claim,
