@@ -718,6 +718,7 @@ for layer in range(separate["config"].n_layers):
     left.plot(shown, dynamics[f"routing / value gradient, layer {layer}"], "o-",
               label=f"layer {layer}")
 left.set_xscale("symlog", linthresh=10)
+left.set_xlim(0, steps[-1] * 1.1)
 left.set_yscale("log")
 left.set_xlabel("training step")
 left.set_ylabel(r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$")
@@ -730,6 +731,7 @@ right.plot(shown, log_excess / log_excess[0], "^--", ms=4,
            label=f"entropy MAE, log of its excess factor (settles at step {settle['precision']})")
 right.axhline(0.1, color="0.5", lw=1, ls=":")
 right.set_xscale("symlog", linthresh=10)
+right.set_xlim(0, steps[-1] * 1.1)
 right.set_xlabel("training step")
 right.set_ylabel("distance to the final model / at step 0")
 right.set_title("what settles when", fontsize=11)

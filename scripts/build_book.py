@@ -11,8 +11,8 @@ Everything happens in a staging folder (``<output>/.stage``): the book sources a
 there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed, and
 jupyter-book renders the staged tree with warnings as errors. The notebooks of the toc's first
 part (the chapters, independent of each other) run side by side, ``--jobs`` at a time (one per
-CPU by default; each chapter notebook uses one thread); the notebooks of the later parts read
-the chapters' results and run after them, one at a time, in toc order. Only when every step
+CPU by default; each chapter notebook uses one thread), the longest first; the notebooks of the
+later parts read the chapters' results and run after them, one at a time, in toc order. Only when every step
 succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
 replacing the previous build; a failure leaves the last good book in place and names the
 notebook and cell that failed.
@@ -21,6 +21,7 @@ notebook and cell that failed.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import shutil
@@ -168,6 +169,35 @@ def execute_and_report(name: str, src: Path, args: argparse.Namespace) -> None:
     print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
 
 
+HEAVIEST_FIRST = ("content_routing", "em_reading", "manifold_formation")
+"""Start order when no earlier build says how long each notebook takes (a scheduling hint)."""
+
+
+def longest_first(names: list[str], previous_results: Path, profile: str) -> list[str]:
+    """``names`` ordered to finish soonest side by side: longest first.
+
+    The wall time of each notebook comes from the results file of the last build with the
+    same profile in ``previous_results``; without one for every notebook, the order is
+    :data:`HEAVIEST_FIRST`, then the rest in toc order. Only the order changes, never which
+    notebooks run or what they compute.
+    """
+    seconds = {}
+    for name in names:
+        path = previous_results / f"{name}.json"
+        try:
+            content = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            break
+        if not isinstance(content, dict) or content.get("profile") != profile \
+                or not isinstance(content.get("wall_time_s"), int | float):
+            break
+        seconds[name] = content["wall_time_s"]
+    else:
+        return sorted(names, key=lambda name: -seconds[name])
+    hinted = [name for name in HEAVIEST_FIRST if name in names]
+    return hinted + [name for name in names if name not in hinted]
+
+
 def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int) -> None:
     """Execute ``names``, ``jobs`` at a time in worker processes; stop at the first failure.
 
@@ -256,7 +286,11 @@ def build(argv: list[str] | None = None) -> None:
                              f"allowed: {names}")
         parts = [[name for name in part if name in args.only] for part in parts]
     for index, part in enumerate(parts):
-        execute_all(part, src, args, jobs=args.jobs if index == 0 else 1)
+        if index == 0:  # side by side: the longest first, so that no CPU idles at the end
+            execute_all(longest_first(part, output / "results", args.profile), src, args,
+                        jobs=args.jobs)
+        else:
+            execute_all(part, src, args, jobs=1)
 
     built = {"results": results, "notebooks": src / "notebooks", "figures": src / "book" / "figures"}
     if not args.only:

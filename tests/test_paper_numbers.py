@@ -46,6 +46,11 @@ def test_the_tables_cover_every_architecture_and_task():
     assert set(RECALL_ACCURACY) == set(ARCHITECTURES)
     assert all(0 <= n.value <= 1 for n in RECALL_ACCURACY.values() if n.value is not None)
     assert all(n.value > 0 for n in ENTROPY_MAE_BITS.values() if n.value is not None)
+    # every quoted MAE says which MAE it is: the two kinds differ by a factor of two on HMM
+    assert all(n.kind in ("mean curve", "per sample") for n in ENTROPY_MAE_BITS.values()
+               if n.value is not None)
+    with pytest.raises(ValueError, match="kind"):
+        PaperNumber(0.1, "0.1", "Paper I", kind="median")
     assert 0 < VALUE_MANIFOLD_PC1_SHARE.value < 1
 
 

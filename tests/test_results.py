@@ -1,6 +1,7 @@
 """Reading the table of contents: which notebooks the build runs, and in which groups."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import yaml
@@ -30,10 +31,28 @@ def test_the_build_refuses_a_number_of_jobs_below_one(run_build):
     assert "--jobs" in completed.stderr and "must be a positive int" in completed.stderr
 
 
-def test_the_repository_button_appears_only_with_a_repository_url(tmp_path, monkeypatch):
+def _build_book_module():
     spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
     build_book = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build_book)
+    return build_book
+
+
+def test_chapters_start_longest_first_from_the_last_build_of_the_profile(tmp_path):
+    order = _build_book_module().longest_first
+    names = ["a", "b", "c"]
+    for name, seconds in (("a", 5.0), ("b", 50.0), ("c", 20.0)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {"profile": "quick", "wall_time_s": seconds}))
+    assert order(names, tmp_path, "quick") == ["b", "c", "a"]
+    # another profile's times, or a notebook without one, fall back to the hint, then toc order
+    assert order(names, tmp_path, "paper") == names
+    assert order([*names, "content_routing"], tmp_path, "quick") == ["content_routing", *names]
+    assert order(names, tmp_path / "missing", "quick") == names
+
+
+def test_the_repository_button_appears_only_with_a_repository_url(tmp_path, monkeypatch):
+    build_book = _build_book_module()
     plain = yaml.safe_load((build_book.stage_sources(tmp_path / "a") / "_config.yml").read_text())
     assert "repository" not in plain and not plain["html"].get("use_repository_button")
     assert "launch_buttons" not in plain

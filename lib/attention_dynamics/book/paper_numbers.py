@@ -25,11 +25,22 @@ class PaperNumber:
             where the paper reports nothing or only a qualitative statement.
         text: what the paper states, as the book quotes it (e.g. ``"3e-3 to 7e-3"``).
         source: paper, version and section or figure.
+        kind: for an entropy MAE, which one: ``"mean curve"`` (average the entropies over
+            sequences first) or ``"per sample"``; ``None`` for other numbers.
     """
 
     value: float | None
     text: str
     source: str
+    kind: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in (None, *MAE_KINDS):
+            raise ValueError(f"kind must be one of {MAE_KINDS} or None; got {self.kind!r}")
+
+
+MAE_KINDS = ("mean curve", "per sample")
+"""The two entropy MAEs (see :mod:`attention_dynamics.measures.metrics`)."""
 
 
 STICKY_CHAIN = {
@@ -39,13 +50,21 @@ STICKY_CHAIN = {
 """Paper II's one quantitative experiment (EM-like against SGD on the sticky chain)."""
 
 ENTROPY_MAE_BITS = {
-    ("transformer", "bijection"): PaperNumber(5e-3, "3e-3 to 7e-3", "Paper I, bijection (V = 20)"),
-    ("transformer", "hmm"): PaperNumber(0.049, "7.5e-5 (v1), 0.049 (v3)", "Paper I, HMM v1 and v3"),
-    ("mamba", "bijection"): PaperNumber(0.010, "0.010", "Paper I v3, architecture comparison"),
-    ("mamba", "hmm"): PaperNumber(0.024, "0.024", "Paper I v3, architecture comparison"),
-    ("lstm", "bijection"): PaperNumber(0.009, "0.009", "Paper I v3, architecture comparison"),
-    ("lstm", "hmm"): PaperNumber(0.41, "0.41", "Paper I v3, architecture comparison"),
-    ("mlp", "bijection"): PaperNumber(1.85, "about 1.85", "Paper I, MLP control (V = 20)"),
+    ("transformer", "bijection"): PaperNumber(5e-3, "3e-3 to 7e-3", "Paper I, bijection (V = 20)",
+                                              "mean curve"),
+    ("transformer", "hmm"): PaperNumber(0.049, "7.5e-5 (v1), 0.049 (v3)", "Paper I, HMM v1 and v3",
+                                        "mean curve"),
+    ("mamba", "bijection"): PaperNumber(0.010, "0.010", "Paper I v3, architecture comparison",
+                                        "mean curve"),
+    ("mamba", "hmm"): PaperNumber(0.024, "0.024", "Paper I v3, architecture comparison; the "
+                                  "authors' train_mamba.py, best validation checkpoint",
+                                  "per sample"),
+    ("lstm", "bijection"): PaperNumber(0.009, "0.009", "Paper I v3, architecture comparison",
+                                       "mean curve"),
+    ("lstm", "hmm"): PaperNumber(0.41, "0.41", "Paper I v3, architecture comparison; the authors' "
+                                 "training script, best validation checkpoint", "per sample"),
+    ("mlp", "bijection"): PaperNumber(1.85, "about 1.85", "Paper I, MLP control (V = 20)",
+                                      "mean curve"),
     ("mlp", "hmm"): PaperNumber(None, "not reported", "Paper I"),
 }
 """Entropy MAE (bits) by (architecture, task), as Paper I reports it."""

@@ -5,6 +5,10 @@
 - :mod:`~attention_dynamics.measures.geometry` — PCA, key frames, query-key alignment,
   manifold-entropy correlation, attention and representation drift, position-controlled
   correlations, principal angles between subspaces;
+- :mod:`~attention_dynamics.measures.value_manifold` — the value manifold under each of the
+  authors' protocols, with the references a position alone gives;
+- :mod:`~attention_dynamics.measures.representations` — the last residual stream of a model,
+  before and after its final norm;
 - :mod:`~attention_dynamics.measures.frame_precision` — frame against precision: the loss
   gradient at attention scores against values, per layer, and the stability of a linear
   probe's direction over training;

@@ -133,13 +133,15 @@ def mamba_routing_gradients(model: Mamba, batch: TaskBatch, loss: str = "sampled
     """
     if not isinstance(model, Mamba):
         raise ValueError(f"model must be a Mamba; got {type(model).__name__}")
+    authors = model.config.variant == "authors"
     with evaluation_mode(model), torch.enable_grad():
         logits, record = model(batch.tokens, return_record=True)
-        outputs = [layer.scan_output for layer in record.layers]
+        # standard: y = M u + D u; the authors': y = LayerNorm(M u) + D u (M u is the raw scan,
+        # exact while no clamp fires); either way dL/d(M u) is the upstream of the mixing part
+        outputs = [layer.raw_scan if authors else layer.scan_output for layer in record.layers]
         grads = torch.autograd.grad(sequence_loss(logits, batch, loss), outputs)
     result = []
     for layer, grad_y in zip(record.layers, grads, strict=True):
-        # y = M u + D u, so the upstream gradient of the mixing part M u is dL/dy itself
         result.append(scan_routing_gradients(layer.scan_input.detach(), layer.delta.detach(),
                                              layer.A.detach(), layer.B.detach(), layer.C.detach(),
                                              grad_y))

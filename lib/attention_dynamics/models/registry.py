@@ -37,7 +37,8 @@ def architecture_config(arch: str, vocab_size: int, max_len: int, **sizes):
     Args:
         arch: one of :data:`ARCHITECTURES`.
         vocab_size, max_len: the task's vocabulary and longest sequence.
-        sizes: fields of the architecture's config (``n_layers``, ``d_model``, ``d_state``, ...).
+        sizes: fields of the architecture's config (``n_layers``, ``d_model``, ``d_state``, ...),
+            options included (e.g. Mamba's ``variant="authors"``).
 
     Raises:
         ValueError: for an unknown ``arch`` or a size the config does not have.
@@ -90,7 +91,8 @@ def matched_config(arch: str, vocab_size: int, max_len: int, target: int, multip
         target: the parameter count to approach (typically that of the reference model).
         multiple_of: the step of allowed widths.
         high: the largest width tried.
-        sizes: the fixed fields of the config.
+        sizes: the fixed fields of the config, options included (e.g. Mamba's
+            ``variant="authors"``, whose count differs from the standard one's).
     """
     check_choice("arch", arch, ARCHITECTURES)
     field = _SIZE_FIELD[arch]
