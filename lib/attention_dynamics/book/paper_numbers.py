@@ -89,6 +89,6 @@ AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY = {
         "authors' same architecture at random init, experiments/jlens/results/"
         "phase1_randinit_summary.json"),
 }
-"""Layer-0 key orthogonality (mean |cos| after the first norm and W_K, per-head mean) of the
+"""Layer-0 key orthogonality (mean absolute cosine after the first norm and W_K, per-head mean) of the
 authors' own checkpoint, measured by their ``identify_frame_head``: a peer row, not a paper
 claim (the values are the means of the per-head numbers in ``text``)."""

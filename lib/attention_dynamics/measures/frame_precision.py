@@ -69,13 +69,13 @@ def routing_value_gradient_norms(model: nn.Module, tokens: torch.Tensor, batch: 
 
     One forward pass with ``return_record=True``, the loss
     :func:`~attention_dynamics.measures.metrics.sequence_loss` (mean cross-entropy in nats at
-    the scored positions), and :func:`torch.autograd.grad` on the record's ``scores`` and
+    the scored positions), and ``torch.autograd.grad`` on the record's ``scores`` and
     ``v`` tensors: the model's parameters get no ``.grad`` (existing ones are left untouched).
     The pass runs in eval mode and the model's train/eval mode is restored afterwards.
     Masked (future) score entries have zero gradient and are excluded.
 
     Args:
-        model: a :class:`~attention_dynamics.models.Transformer`, or any module whose
+        model: a :class:`~attention_dynamics.models.transformer.Transformer`, or any module whose
             ``forward(tokens, return_record=True)`` returns logits ``(B, T, vocab)`` and a
             record whose ``attention`` lists one
             :class:`~attention_dynamics.attention.AttentionRecord` (or ``None``) per layer;

@@ -1,7 +1,7 @@
 """The last residual stream of a sequence model, before and after its final norm.
 
-Both the :class:`~attention_dynamics.models.Transformer` and the capacity-matched
-:class:`~attention_dynamics.models.MLP` end in ``logits = norm_final(h) E^T``. The authors'
+Both the :class:`~attention_dynamics.models.transformer.Transformer` and the capacity-matched
+:class:`~attention_dynamics.models.mlp.MLP` end in ``logits = norm_final(h) E^T``. The authors'
 value-manifold scripts read ``h`` (before the norm) in one place and the normed stream in
 another, so the geometry of chapter 4 needs both, for either model, from one forward pass.
 """

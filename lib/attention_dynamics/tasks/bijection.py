@@ -126,7 +126,7 @@ class BijectionTask:
 
     @property
     def value_offset(self) -> int:
-        """The token of value symbol 0: ``V`` in the separate layout, 0 in the shared one."""
+        """The token of value symbol 0, ``V`` in the separate layout and 0 in the shared one."""
         return 0 if self.shared else self.n_symbols
 
     @property
@@ -136,7 +136,7 @@ class BijectionTask:
 
     @property
     def seq_len(self) -> int:
-        """Tokens per sequence: ``2L - 1`` (separate) or ``2L + 1`` (shared)."""
+        """Tokens per sequence, ``2L - 1`` (separate) or ``2L + 1`` (shared)."""
         return 2 * self.n_pairs + (1 if self.shared else -1)
 
     @property
@@ -154,7 +154,7 @@ class BijectionTask:
 
     @property
     def query_positions(self) -> torch.Tensor:
-        """The scored positions: ``(L,)`` key positions (separate), plus ``2L`` (shared, ``(L + 1,)``)."""
+        """The scored positions, ``(L,)`` key positions (separate), plus ``2L`` (shared, ``(L + 1,)``)."""
         if not self.shared:
             return self.key_positions
         return torch.cat([self.key_positions, torch.tensor([self.final_query_position])])
