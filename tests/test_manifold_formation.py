@@ -43,9 +43,10 @@ def test_chapter_four_geometry_numbers_are_in_range(results):
             corr, strongest = m[f"{prefix}_entropy_corr"], m[f"{prefix}_entropy_corr_strongest_null"]
             assert 0 <= corr <= 1 and 0 <= strongest <= 1 + 1e-9, prefix
             assert strongest >= m[f"{prefix}_position_alone"] - 1e-12, prefix
-    # in bijections without replacement the position alone fixes the entropy
+    # in bijections without replacement the position alone fixes the entropy (ties in the
+    # ranks are broken by order, so the rank correlation is 1 only up to them)
     for layout in LAYOUTS:
-        assert m[f"{layout}_manifold_value_standardised_position_alone"] == pytest.approx(1.0)
+        assert m[f"{layout}_manifold_value_standardised_position_alone"] > 0.99
     assert m["hmm_manifold_value_standardised_position_alone"] < 0.99
     assert m["routing_value_gradient_ratio_fall"] <= 1 + 1e-12
     assert math.isfinite(m["mae_fall_after_attention_settle"])
