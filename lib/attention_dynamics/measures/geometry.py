@@ -205,13 +205,17 @@ def pearson(x: torch.Tensor, y: torch.Tensor) -> float:
     return (x @ y / (x.norm() * y.norm())).item()
 
 
-def spearman(x: torch.Tensor, y: torch.Tensor) -> float:
-    """Spearman rank correlation of two ``(N,)`` tensors (the Pearson correlation of ranks)."""
+def _check_paired(x: torch.Tensor, y: torch.Tensor) -> None:
     check_float_tensor("x", x, min_dim=1, max_dim=1)
     check_float_tensor("y", y, min_dim=1, max_dim=1)
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same shape; got {tuple(x.shape)} and "
                          f"{tuple(y.shape)}")
+
+
+def spearman(x: torch.Tensor, y: torch.Tensor) -> float:
+    """Spearman rank correlation of two ``(N,)`` tensors (the Pearson correlation of ranks)."""
+    _check_paired(x, y)
     return pearson(ranks(x), ranks(y))
 
 
@@ -376,14 +380,6 @@ def _minus_group_means(values: torch.Tensor, inverse: torch.Tensor, n_groups: in
     total.index_add_(0, inverse, values)
     count.index_add_(0, inverse, torch.ones_like(values))
     return values - (total / count)[inverse]
-
-
-def _check_paired(x: torch.Tensor, y: torch.Tensor) -> None:
-    check_float_tensor("x", x, min_dim=1, max_dim=1)
-    check_float_tensor("y", y, min_dim=1, max_dim=1)
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same shape; got {tuple(x.shape)} and "
-                         f"{tuple(y.shape)}")
 
 
 def within_group_correlation(x: torch.Tensor, y: torch.Tensor, groups: torch.Tensor) -> float:
