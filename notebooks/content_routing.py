@@ -23,7 +23,7 @@
 # the Mamba's implicit attention, checked against autograd.
 #
 # `profile` is `quick` (two CPU cores, a few minutes: small tasks, small models, short runs,
-# three seeds) or `paper` (the papers' task and model sizes, longer runs, more seeds; for a GPU).
+# two seeds) or `paper` (the papers' task and model sizes, longer runs, more seeds; for a GPU).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -115,7 +115,7 @@ settings = select(
                 mamba=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
                 lstm=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
                 mlp=dict(bijection=1e-2, hmm=1e-2, recall=1e-2)),
-        warmup_steps=50, n_seeds=3, eval_batches=2, eval_batch_size=500, probe_size=256,
+        warmup_steps=50, n_seeds=2, eval_batches=2, eval_batch_size=500, probe_size=256,
         recall_checkpoints=8, gradient_check_size=8,
         deep_mamba=dict(n_layers=2, d_state=8), deep_mamba_seeds=2,
     ),

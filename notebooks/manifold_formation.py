@@ -86,7 +86,7 @@ settings = select(
         hmm_task=dict(n_states=5, n_observations=20, resolution=0.05),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=2, n_heads=8, d_model=64, init_std=0.1),
-        hmm_training=dict(steps=2000, batch_size=32, lr=3e-3, warmup_steps=100, loss="bayes"),
+        hmm_training=dict(steps=1200, batch_size=32, lr=3e-3, warmup_steps=100, loss="bayes"),
         n_checkpoints=12, eval_batches=4, eval_batch_size=500, probe_size=256,
     ),
     paper=dict(

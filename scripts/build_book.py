@@ -10,9 +10,11 @@ Usage (from the repository root; ``make book`` calls it)::
 Everything happens in a staging folder (``<output>/.stage``): the book sources are copied
 there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed, and
 jupyter-book renders the staged tree with warnings as errors. The notebooks of the toc's first
-part (the chapters, independent of each other) run side by side, ``--jobs`` at a time (one per
-CPU by default; each chapter notebook uses one thread), the longest first; the notebooks of the
-later parts read the chapters' results and run after them, one at a time, in toc order. Only when every step
+part (the chapters, independent of each other) run side by side, ``--jobs`` at a time (by default
+all of them at once by default, each kernel with an equal share of the CPUs and at least one
+thread, so that the operating system keeps every CPU busy until the last chapter ends; with fewer
+jobs than chapters, the longest start first); the notebooks of the later parts read the chapters'
+results and run after them, one at a time, in toc order. Only when every step
 succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
 replacing the previous build; a failure leaves the last good book in place and names the
 notebook and cell that failed.
@@ -64,8 +66,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repository-url", default=os.environ.get("REPOSITORY_URL") or None,
                         help="the public repository of the book (default $REPOSITORY_URL): "
                              "adds a repository button to every page; none without it")
-    parser.add_argument("--jobs", type=positive_int, default=available_cpus(),
-                        help="chapter notebooks executed side by side (default: one per CPU)")
+    parser.add_argument("--jobs", type=positive_int, default=None,
+                        help="chapter notebooks executed side by side (default: all of them, "
+                             "each with an equal share of the CPUs, at least one thread)")
     return parser.parse_args(argv)
 
 
@@ -288,7 +291,7 @@ def build(argv: list[str] | None = None) -> None:
     for index, part in enumerate(parts):
         if index == 0:  # side by side: the longest first, so that no CPU idles at the end
             execute_all(longest_first(part, output / "results", args.profile), src, args,
-                        jobs=args.jobs)
+                        jobs=args.jobs or len(part))
         else:
             execute_all(part, src, args, jobs=1)
 

@@ -159,6 +159,9 @@ def loss_and_grads(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
     n_runs, length, _ = x.shape
     scale = 1.0 / math.sqrt(params.w_q.shape[-1])
     q, k, v = (x @ params.w_q) * scale, x @ params.w_k, x @ params.w_v
+    # Keys and the key/value gradients are kept transposed, (R, d, N): on one CPU thread the
+    # products with a short inner dimension run two to five times faster in that layout.
+    keys_t, values_t = k.transpose(1, 2).contiguous(), v.transpose(1, 2).contiguous()
     above_diagonal = torch.ones(block_size, block_size, dtype=torch.bool,
                                 device=x.device).triu(1)
     sums = torch.zeros(3, n_runs, dtype=x.dtype, device=x.device)  # nll, entropy, correct
@@ -166,15 +169,16 @@ def loss_and_grads(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         outputs = torch.empty_like(v)
         logit_grads = torch.empty(n_runs, length, params.w_o.shape[-1], dtype=x.dtype,
                                   device=x.device)
-        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        dq = torch.empty_like(q)
+        dk_t, dv_t = torch.zeros_like(keys_t), torch.zeros_like(v.transpose(1, 2))
     for start in range(0, length, block_size):
         stop = min(length, start + block_size)
         rows = slice(start, stop)
-        scores = torch.bmm(q[:, rows], k[:, :stop].transpose(1, 2))
+        scores = torch.bmm(q[:, rows], keys_t[:, :, :stop])
         scores[:, :, start:].masked_fill_(above_diagonal[: stop - start, : stop - start],
                                           float("-inf"))
         weights = torch.softmax(scores, dim=-1)
-        out = torch.bmm(weights, v[:, :stop])
+        out = torch.bmm(values_t[:, :, :stop], weights.transpose(1, 2)).transpose(1, 2)
         log_probs = torch.log_softmax(torch.bmm(out, params.w_o), dim=-1)
         probs = log_probs.exp()
         block_targets = targets[:, rows, None]
@@ -186,16 +190,16 @@ def loss_and_grads(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         g = probs.scatter_add(-1, block_targets, -torch.ones_like(log_probs[..., :1])) / length
         u = torch.bmm(g, params.w_o.transpose(1, 2))  # upstream dL/do of this block
         outputs[:, rows], logit_grads[:, rows] = out, g
-        dv[:, :stop] += torch.bmm(weights.transpose(1, 2), u)
+        dv_t[:, :, :stop] += torch.bmm(u.transpose(1, 2), weights)
         score_grads = torch.bmm(u, v[:, :stop].transpose(1, 2))  # compatibility b_ij
         score_grads.sub_((u * out).sum(dim=-1, keepdim=True)).mul_(weights)  # routing law
-        dq[:, rows] = torch.bmm(score_grads, k[:, :stop])
-        dk[:, :stop] += torch.bmm(score_grads.transpose(1, 2), q[:, rows])
+        dq[:, rows] = torch.bmm(keys_t[:, :, :stop], score_grads.transpose(1, 2)).transpose(1, 2)
+        dk_t[:, :, :stop] += torch.bmm(q[:, rows].transpose(1, 2), score_grads)
     loss, entropy, accuracy = sums / length
     grads = None
     if with_grads:
         xt = x.transpose(1, 2)
-        grads = HeadParams(w_q=torch.bmm(xt, dq) * scale, w_k=torch.bmm(xt, dk),
-                           w_v=torch.bmm(xt, dv), w_o=torch.bmm(outputs.transpose(1, 2),
-                                                                logit_grads))
+        grads = HeadParams(w_q=torch.bmm(xt, dq) * scale, w_k=torch.bmm(dk_t, x).transpose(1, 2),
+                           w_v=torch.bmm(dv_t, x).transpose(1, 2),
+                           w_o=torch.bmm(outputs.transpose(1, 2), logit_grads))
     return StepResult(loss=loss, entropy=entropy, accuracy=accuracy, grads=grads)
