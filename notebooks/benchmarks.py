@@ -53,9 +53,9 @@ torch.set_num_threads(1)  # library and baseline alike, on any device: small ops
 dev, _, res = setup_notebook("benchmarks", profile, device, seed)
 settings = select(
     profile,
-    quick=dict(repeats=5, diag_length=128, step_runs=10,
+    quick=dict(repeats=5, diag_length=64, step_runs=10,
                transformer=dict(n_layers=2, n_heads=4, d_model=64), transformer_batch=32,
-               scan_lengths=(16, 64, 256), scan_batch=32),
+               scan_lengths=(16, 64, 128), scan_batch=32),
     paper=dict(repeats=15, diag_length=256, step_runs=10,
                transformer=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768),
                transformer_batch=256, scan_lengths=(40, 128, 512), scan_batch=128))

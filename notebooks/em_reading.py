@@ -87,7 +87,7 @@ dev, gen, res = setup_notebook("em_reading", profile, device, seed)
 T, STEPS = 2000, 1000
 settings = select(
     profile,
-    quick=dict(sweep_T=500, sweep_seeds=3, sweep_steps=1000,
+    quick=dict(sweep_T=500, sweep_seeds=2, sweep_steps=1000,
                multipliers=[1, 10, 30, 100, 300, 1000, 3000],
                adam_T=500, adam_seeds=3, adam_steps=1000, adam_lr=1e-3, deep_seeds=0,
                deep_steps=1000),

@@ -28,6 +28,8 @@ device = "auto"
 seed = 0
 
 # %%
+import dataclasses
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -37,14 +39,21 @@ from attention_dynamics.book.benchmarking import diagnostics_benchmark
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.heads import gradient_errors, sample_head_problem
+from attention_dynamics.parameter_step import (
+    better_key_mass_change,
+    first_order_score_change,
+    weight_step_score_change,
+)
 from attention_dynamics.runtime import select
 
 dev, gen, res = setup_notebook("score_gradient", profile, device, seed)
 
 settings = select(
     profile,
-    quick=dict(n_problems=300, max_length=40, n_step_problems=200, timing_length=64, repeats=5),
-    paper=dict(n_problems=3000, max_length=128, n_step_problems=2000, timing_length=128, repeats=9),
+    quick=dict(n_problems=300, max_length=40, n_step_problems=200, n_kernel_heads=200,
+               kernel_steps=(1e-3, 1e-1), timing_length=64, repeats=5),
+    paper=dict(n_problems=3000, max_length=128, n_step_problems=2000, n_kernel_heads=2000,
+               kernel_steps=(1e-3, 1e-1), timing_length=128, repeats=9),
 )
 settings
 
@@ -195,7 +204,86 @@ ax.legend()
 show_figure("fig_mass_shift", fig)
 
 # %% [markdown]
-# ## (d) The cost of the diagnostics
+# ## (d) A step on the weights: the routing law in parameter space
+#
+# Training steps $W_Q$ and $W_K$, not the scores, and the scores follow through the Gram
+# kernel of the chapter: to first order,
+# $\Delta s = -(\eta/d_k)\,[X X^\top G K K^\top + Q Q^\top G X X^\top]$ for one sequence.
+# The same measure as in (c), on single heads of one sequence of length 16 ($d_x = 32$,
+# $d_k = 8$): per head, the fraction of query rows whose mass on $N_i$ rises after one exact
+# step, (i) on the scores, (ii) on the weights (the exact new scores, second order included),
+# (iii) on the weights of the same head fed orthonormal inputs ($X X^\top = I$: the input Gram
+# matrix drops out, $Q Q^\top$ and $K K^\top$ remain). Each step is scaled so that the largest
+# score moves by `step`.
+
+# %%
+def orthonormal_inputs(problem):
+    """The same head, its inputs replaced by orthonormal rows spanning the same space."""
+    rows = torch.linalg.qr(problem.x[0, 0].T)[0].T  # (T, d_x), T <= d_x
+    return dataclasses.replace(problem, x=rows[None, None].contiguous())
+
+
+def rows_gaining(problem, step, on):
+    """Fraction of the head's resolvable rows whose mass on N_i rises after one step."""
+    record, _ = problem.forward_backward()
+    grads = problem.closed_form(record)
+    if on == "scores":
+        change = -grads.scores * (step / grads.scores.abs().max())
+    else:
+        direction = first_order_score_change(record, grads.w_q, grads.w_k, 1.0)
+        eta = step / direction.abs().max()
+        change = weight_step_score_change(record, grads.w_q, grads.w_k, eta)
+    exact, predicted = better_key_mass_change(record.weights.detach(), grads.advantage, change)
+    resolvable = predicted.abs() > 1e-12
+    return (exact[resolvable] > 0).double().mean().item()
+
+
+kernel_rows = []
+for step in settings["kernel_steps"]:
+    kernel_gen = torch.Generator(device=dev).manual_seed(seed + 3)  # same heads at every step
+    for index in range(settings["n_kernel_heads"]):
+        head = sample_head_problem(kernel_gen, 1, 1, 16, 32, 8, 8, device=dev)
+        kernel_rows += [
+            dict(step=step, head=index, condition=condition,
+                 fraction=rows_gaining(problem, step, on))
+            for condition, problem, on in (("score step", head, "scores"),
+                                           ("weight step", head, "weights"),
+                                           ("weight step, orthonormal inputs",
+                                            orthonormal_inputs(head), "weights"))]
+kernel = pd.DataFrame(kernel_rows)
+kernel_summary = kernel.groupby(["step", "condition"])["fraction"].agg(
+    mean="mean", worst="min", all_rows=lambda f: (f == 1).mean()).unstack("step")
+kernel_summary.round(3)
+
+# %%
+small = kernel[kernel.step == min(settings["kernel_steps"])]
+for condition, key in (("score step", "score"), ("weight step", "weight"),
+                       ("weight step, orthonormal inputs", "orthonormal")):
+    fractions = small[small.condition == condition].fraction
+    res.record(f"kernel_fraction_up_{key}_mean", fractions.mean())
+    res.record(f"kernel_fraction_up_{key}_worst", fractions.min())
+    res.record(f"kernel_heads_all_rows_up_{key}", (fractions == 1).mean())
+res.record("kernel_heads", settings["n_kernel_heads"])
+res.record("kernel_step", min(settings["kernel_steps"]))
+res.record("kernel_fraction_up_weight_mean_large_step",
+           kernel[(kernel.step == max(settings["kernel_steps"]))
+                  & (kernel.condition == "weight step")].fraction.mean())
+
+# %%
+fig, ax = plt.subplots(figsize=(6, 3.6))
+bins = np.linspace(0, 1, 21)
+for condition, color in zip(("weight step", "weight step, orthonormal inputs"),
+                            ("tab:orange", "tab:green"), strict=True):
+    ax.hist(small[small.condition == condition].fraction, bins=bins, alpha=0.6, color=color,
+            label=condition)
+ax.axvline(1.0, color="tab:blue", lw=2, label="score step (every head)")
+ax.set_xlabel("fraction of a head's rows whose mass on $N_i$ rises")
+ax.set_ylabel("heads")
+ax.legend(frameon=False, loc="upper left")
+show_figure("fig_weight_step_rows", fig)
+
+# %% [markdown]
+# ## (e) The cost of the diagnostics
 #
 # After the backward pass of a training step, the upstream gradient $u$ is at hand, and
 # $B$, $A$, $\partial L/\partial s$ and every value update follow by a few matrix products

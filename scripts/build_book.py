@@ -10,11 +10,11 @@ Usage (from the repository root; ``make book`` calls it)::
 Everything happens in a staging folder (``<output>/.stage``): the book sources are copied
 there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed, and
 jupyter-book renders the staged tree with warnings as errors. The notebooks of the toc's first
-part (the chapters, independent of each other) run side by side, ``--jobs`` at a time (by default
-all of them at once by default, each kernel with an equal share of the CPUs and at least one
-thread, so that the operating system keeps every CPU busy until the last chapter ends; with fewer
-jobs than chapters, the longest start first); the notebooks of the later parts read the chapters'
-results and run after them, one at a time, in toc order. Only when every step
+part (the chapters, independent of each other) run side by side, ``--jobs`` at a time (by
+default all at once, each kernel with an equal share of the CPUs and at least one thread, at a
+nice level that gives the longer ones a larger share, so that the chapters end together; with
+fewer jobs than chapters, the longest start first). The notebooks of the later parts read the
+chapters' results and run after them, one at a time, in toc order. Only when every step
 succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
 replacing the previous build; a failure leaves the last good book in place and names the
 notebook and cell that failed.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import os
 import shutil
@@ -124,6 +125,57 @@ def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
     return src
 
 
+def commit_label() -> str:
+    """The short commit of the sources, marked ``+ local changes`` if the tree differs from it;
+    ``unknown commit`` outside a git checkout."""
+    def git(*arguments: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *arguments], cwd=ROOT, capture_output=True, text=True)
+
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except OSError:
+        return "unknown commit"
+    if head.returncode != 0:
+        return "unknown commit"
+    return f"commit {head.stdout.strip()}" + (" + local changes" if dirty.stdout.strip() else "")
+
+
+def write_banner(src: Path, results: Path, profile: str) -> str:
+    """Put a banner on every page (the theme's announcement): profile, device, commit, date.
+
+    The device is the one the executed notebooks report in their results files. Returns the text.
+    """
+    devices = sorted({json.loads(path.read_text()).get("device", "?")
+                      for path in results.glob("*.json")}) or ["?"]
+    scale = (" (small models trained for minutes on CPUs; see each chapter for what it can decide)"
+             if profile == "quick" else "")
+    text = (f"Built {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from "
+            f"{commit_label()} · profile {profile}{scale} · device {', '.join(devices)}")
+    config_path = src / "_config.yml"
+    config = yaml.safe_load(config_path.read_text())
+    config.setdefault("html", {})["announcement"] = text
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    return text
+
+
+class ProgressLines:
+    """A file for papermill's progress bar that prints each new state on a line of its own:
+    notebooks side by side then report as ``[build] notebooks/<name>: 12/40 cells, 01:23``."""
+
+    def __init__(self):
+        self.last = ""
+
+    def write(self, text: str) -> None:
+        line = text.replace("\r", "").strip()
+        if line and line.split(",")[0] != self.last:
+            print(line, flush=True)
+            self.last = line.split(",")[0]
+
+    def flush(self) -> None:
+        pass
+
+
 def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
     """Convert ``notebooks/<name>.py`` to ``.ipynb`` in ``src`` and execute it; return seconds."""
     import jupytext
@@ -136,12 +188,16 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
     target = src / "notebooks" / f"{name}.ipynb"
     jupytext.write(jupytext.read(source), target)
     start = time.perf_counter()
+    progress = {"desc": f"[build] notebooks/{name}", "file": ProgressLines(), "mininterval": 0,
+                "bar_format": "{desc}: {n_fmt}/{total_fmt} cells, {elapsed}"}
     try:
         papermill.execute_notebook(
             str(target), str(target), parameters={"profile": args.profile, "device": args.device,
                                           "seed": args.seed},
             kernel_name="python3", language="python", cwd=str(target.parent),
-            progress_bar=False, execution_timeout=args.timeout,
+            progress_bar=progress, execution_timeout=args.timeout,
+            # the kernel's own log: errors only (not its notice about unencrypted local TCP)
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except PapermillExecutionError as err:
         raise BuildError(f"notebook {name} failed in cell {err.cell_index} "
@@ -164,25 +220,36 @@ def hide_parameter_cells(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
-def execute_and_report(name: str, src: Path, args: argparse.Namespace) -> None:
-    """:func:`execute_notebook`, with a line before and after on standard output."""
+def execute_and_report(name: str, src: Path, args: argparse.Namespace, nice: int = 0) -> None:
+    """:func:`execute_notebook`, with a line before and after on standard output.
+
+    With ``nice`` > 0 this process and the kernel it starts run at that nice level (a
+    worker's level can only rise without privileges; a refusal leaves it as it is).
+    """
+    if nice:
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+        except OSError:
+            pass
     print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device}, "
           f"seed {args.seed})", flush=True)
     seconds = execute_notebook(name, src, args)
     print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
 
 
-HEAVIEST_FIRST = ("content_routing", "em_reading", "manifold_formation")
-"""Start order when no earlier build says how long each notebook takes (a scheduling hint)."""
+CPU_SECONDS_HINT = {"content_routing": 600.0, "manifold_formation": 500.0, "em_reading": 400.0}
+"""CPU seconds of the heaviest chapters in a quick build, for when no earlier build says (a
+scheduling hint); any other notebook counts as :data:`DEFAULT_CPU_SECONDS`."""
+DEFAULT_CPU_SECONDS = 30.0
+NICE_STEP = 1.25
+"""Linux gives a process about 1.25 times the CPU share of one a nice level below it."""
 
 
-def longest_first(names: list[str], previous_results: Path, profile: str) -> list[str]:
-    """``names`` ordered to finish soonest side by side: longest first.
+def expected_seconds(names: list[str], previous_results: Path, profile: str) -> dict[str, float]:
+    """CPU seconds each notebook is expected to take, from the last build of the same profile.
 
-    The wall time of each notebook comes from the results file of the last build with the
-    same profile in ``previous_results``; without one for every notebook, the order is
-    :data:`HEAVIEST_FIRST`, then the rest in toc order. Only the order changes, never which
-    notebooks run or what they compute.
+    Read from the results files in ``previous_results`` (``cpu_time_s``, else ``wall_time_s``);
+    without one for every notebook, :data:`CPU_SECONDS_HINT` for all of them.
     """
     seconds = {}
     for name in names:
@@ -191,18 +258,39 @@ def longest_first(names: list[str], previous_results: Path, profile: str) -> lis
             content = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError):
             break
-        if not isinstance(content, dict) or content.get("profile") != profile \
-                or not isinstance(content.get("wall_time_s"), int | float):
+        measured = content.get("cpu_time_s", content.get("wall_time_s")) \
+            if isinstance(content, dict) and content.get("profile") == profile else None
+        if not isinstance(measured, int | float) or measured <= 0:
             break
-        seconds[name] = content["wall_time_s"]
+        seconds[name] = float(measured)
     else:
-        return sorted(names, key=lambda name: -seconds[name])
-    hinted = [name for name in HEAVIEST_FIRST if name in names]
-    return hinted + [name for name in names if name not in hinted]
+        return seconds
+    return {name: CPU_SECONDS_HINT.get(name, DEFAULT_CPU_SECONDS) for name in names}
 
 
-def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int) -> None:
+def longest_first(seconds: dict[str, float]) -> list[str]:
+    """The notebooks in order of expected seconds, longest first (ties keep their order)."""
+    return sorted(seconds, key=lambda name: -seconds[name])
+
+
+def nice_levels(seconds: dict[str, float]) -> dict[str, int]:
+    """A nice level per notebook so that the CPU shares follow the expected seconds.
+
+    Side by side on fewer CPUs than notebooks, the operating system shares the CPUs by
+    weight; a weight proportional to the work left lets the notebooks end together instead of
+    the longest finishing alone. The longest gets level 0, one ``NICE_STEP**n`` times shorter
+    level ``n`` (at most 19). Only the schedule changes, never what a notebook computes.
+    """
+    longest = max(seconds.values())
+    return {name: min(19, round(math.log(longest / max(s, 1e-9)) / math.log(NICE_STEP)))
+            for name, s in seconds.items()}
+
+
+def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int,
+                nice: dict[str, int] | None = None) -> None:
     """Execute ``names``, ``jobs`` at a time in worker processes; stop at the first failure.
+
+    ``nice`` gives the nice level of a notebook's worker and kernel (default 0).
 
     A failure raises its :class:`BuildError` here as soon as it happens; leaving the pool
     terminates the notebooks still running. Side by side, each kernel gets an equal share of
@@ -219,7 +307,8 @@ def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int
         os.environ["OMP_NUM_THREADS"] = str(max(1, available_cpus() // workers))
     try:
         with multiprocessing.Pool(workers) as pool:
-            pending = {name: pool.apply_async(execute_and_report, (name, src, args))
+            pending = {name: pool.apply_async(execute_and_report,
+                                              (name, src, args, (nice or {}).get(name, 0)))
                        for name in names}
             while pending:
                 finished = [name for name, result in pending.items() if result.ready()]
@@ -289,14 +378,16 @@ def build(argv: list[str] | None = None) -> None:
                              f"allowed: {names}")
         parts = [[name for name in part if name in args.only] for part in parts]
     for index, part in enumerate(parts):
-        if index == 0:  # side by side: the longest first, so that no CPU idles at the end
-            execute_all(longest_first(part, output / "results", args.profile), src, args,
-                        jobs=args.jobs or len(part))
+        if index == 0:  # side by side, shares weighted so that they end together
+            seconds = expected_seconds(part, output / "results", args.profile)
+            execute_all(longest_first(seconds), src, args, jobs=args.jobs or len(part),
+                        nice=nice_levels(seconds))
         else:
             execute_all(part, src, args, jobs=1)
 
     built = {"results": results, "notebooks": src / "notebooks", "figures": src / "book" / "figures"}
     if not args.only:
+        print(f"[build] banner: {write_banner(src, results, args.profile)}", flush=True)
         print("[build] rendering the HTML", flush=True)
         built["html"] = render_html(src, stage)
     publish(built, output, merge=bool(args.only))

@@ -1,6 +1,7 @@
 """The book build: every notebook executed, every number glued, failures leave the old book."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -33,6 +34,13 @@ def test_chapter_one_numbers(results):
     assert metrics["mass_shift_fraction_up"] == 1.0  # the proposition holds in every row
     assert abs(metrics["mass_shift_ratio_to_first_order"] - 1) < 1e-3
     assert metrics["diagnostics_speedup_vs_autograd"] > 1
+    # the weight step (prop-weight-step): what the page says of it
+    assert metrics["kernel_heads_all_rows_up_score"] == 1.0
+    assert 0.5 < metrics["kernel_fraction_up_weight_mean"] < 1  # "mostly, but not always"
+    assert metrics["kernel_heads_all_rows_up_weight"] < 1
+    assert metrics["kernel_fraction_up_orthonormal_mean"] > metrics["kernel_fraction_up_weight_mean"]
+    assert abs(metrics["kernel_fraction_up_weight_mean_large_step"]
+               - metrics["kernel_fraction_up_weight_mean"]) < 0.05  # "hardly matters"
 
 
 def test_html_shows_the_glued_numbers_and_figures(built_book, results):
@@ -67,6 +75,13 @@ def test_executed_notebooks_are_build_products(built_book):
 def test_same_seed_gives_the_same_results(results, tmp_path, run_build):
     completed = run_build("--only", "score_gradient", "--device", "cpu", "--output", str(tmp_path))
     assert completed.returncode == 0, completed.stderr[-3000:]
+    # progress, a line per executed cell, and no kernel notices on the way
+    progress = [tuple(map(int, match.groups())) for line in completed.stdout.splitlines()
+                if (match := re.fullmatch(r"\[build\] notebooks/score_gradient: (\d+)/(\d+) "
+                                          r"cells, .*", line))]
+    done = [n for n, _ in progress]
+    assert len(progress) >= 5 and done == sorted(done) and progress[-1][0] == progress[-1][1]
+    assert "WARNING" not in completed.stderr, completed.stderr[-3000:]
     again = json.loads((tmp_path / "results" / "score_gradient.json").read_text())
     first = results["score_gradient"]
     timing = set(first["timing_metrics"])
@@ -182,3 +197,12 @@ def test_notebook_pages_show_no_build_paths_or_warnings(built_book):
         page = (built_book / "html" / "notebooks" / f"{name}.html").read_text()
         assert "PosixPath(" not in page and ".stage/" not in page, name
         assert "Warning:" not in page, name
+
+
+def test_every_page_carries_the_build_banner(built_book):
+    pages = sorted((built_book / "html").glob("*/*.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        text = page.read_text()
+        assert re.search(r"Built \d{4}-\d\d-\d\d \d\d:\d\d UTC from (commit [0-9a-f]{7,}|unknown "
+                         r"commit).* · profile quick .* · device cpu", text), page.name

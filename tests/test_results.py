@@ -38,17 +38,22 @@ def _build_book_module():
     return build_book
 
 
-def test_chapters_start_longest_first_from_the_last_build_of_the_profile(tmp_path):
-    order = _build_book_module().longest_first
+def test_chapters_are_scheduled_by_the_cpu_time_of_the_last_build_of_the_profile(tmp_path):
+    build_book = _build_book_module()
     names = ["a", "b", "c"]
-    for name, seconds in (("a", 5.0), ("b", 50.0), ("c", 20.0)):
+    for name, cpu, wall in (("a", 5.0, 50.0), ("b", 50.0, 60.0), ("c", 20.0, 55.0)):
         (tmp_path / f"{name}.json").write_text(json.dumps(
-            {"profile": "quick", "wall_time_s": seconds}))
-    assert order(names, tmp_path, "quick") == ["b", "c", "a"]
-    # another profile's times, or a notebook without one, fall back to the hint, then toc order
-    assert order(names, tmp_path, "paper") == names
-    assert order([*names, "content_routing"], tmp_path, "quick") == ["content_routing", *names]
-    assert order(names, tmp_path / "missing", "quick") == names
+            {"profile": "quick", "cpu_time_s": cpu, "wall_time_s": wall}))
+    seconds = build_book.expected_seconds(names, tmp_path, "quick")
+    assert seconds == {"a": 5.0, "b": 50.0, "c": 20.0}
+    assert build_book.longest_first(seconds) == ["b", "c", "a"]
+    # shares in proportion to the work: 1.25**n times shorter, n levels nicer
+    assert build_book.nice_levels(seconds) == {"a": 10, "b": 0, "c": 4}
+    # another profile's times, or a notebook without one, fall back to the hint
+    hinted = build_book.expected_seconds([*names, "content_routing"], tmp_path, "paper")
+    assert build_book.longest_first(hinted) == ["content_routing", *names]
+    assert build_book.expected_seconds(names, tmp_path / "missing", "quick") == \
+        {name: build_book.DEFAULT_CPU_SECONDS for name in names}
 
 
 def test_the_repository_button_appears_only_with_a_repository_url(tmp_path, monkeypatch):

@@ -146,6 +146,7 @@ class Results:
             "device": self.device,
             "seed": self.seed,
             "wall_time_s": round(time.perf_counter() - self._start, 3),
+            "cpu_time_s": round(time.process_time(), 3),  # of the whole kernel, imports included
             "build_id": current_build_id(),
             "metrics": self.metrics,
             "timing_metrics": self.timing_metrics,
