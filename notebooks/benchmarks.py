@@ -49,16 +49,31 @@ from attention_dynamics.book.verdicts import VERDICTS, Bound
 from attention_dynamics.models import TransformerConfig
 from attention_dynamics.runtime import select
 
-torch.set_num_threads(1)  # library and baseline alike, on any device: small ops, no contention
+torch.set_num_threads(
+    1
+)  # library and baseline alike, on any device: small ops, no contention
 dev, _, res = setup_notebook("benchmarks", profile, device, seed)
 settings = select(
     profile,
-    quick=dict(repeats=5, diag_length=64, step_runs=10,
-               transformer=dict(n_layers=2, n_heads=4, d_model=64), transformer_batch=32,
-               scan_lengths=(16, 64, 128), scan_batch=32),
-    paper=dict(repeats=15, diag_length=256, step_runs=10,
-               transformer=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768),
-               transformer_batch=256, scan_lengths=(40, 128, 512), scan_batch=128))
+    quick=dict(
+        repeats=5,
+        diag_length=64,
+        step_runs=10,
+        transformer=dict(n_layers=2, n_heads=4, d_model=64),
+        transformer_batch=32,
+        scan_lengths=(16, 64, 128),
+        scan_batch=32,
+    ),
+    paper=dict(
+        repeats=15,
+        diag_length=256,
+        step_runs=10,
+        transformer=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768),
+        transformer_batch=256,
+        scan_lengths=(40, 128, 512),
+        scan_batch=128,
+    ),
+)
 rows = {}
 
 # %% [markdown]
@@ -70,10 +85,15 @@ rows = {}
 # differentiating each of the $T(T+1)/2$ scores with its own autograd call (goal at least 50).
 
 # %%
-diag = diagnostics_benchmark(length=settings["diag_length"], repeats=settings["repeats"],
-                             seed=seed, device=dev)
+diag = diagnostics_benchmark(
+    length=settings["diag_length"], repeats=settings["repeats"], seed=seed, device=dev
+)
 res.record("diagnostics_overhead_ratio", diag["overhead_ratio"], timing=True)
-res.record("diagnostics_speedup_vs_per_score_autograd", diag["speedup_vs_per_pair"], timing=True)
+res.record(
+    "diagnostics_speedup_vs_per_score_autograd",
+    diag["speedup_vs_per_pair"],
+    timing=True,
+)
 res.record("diagnostics_length", settings["diag_length"])
 rows["diagnostics overhead (diagnosed / plain step)"] = diag["overhead_ratio"]
 rows["diagnostics vs per-score autograd"] = diag["speedup_vs_per_pair"]
@@ -87,7 +107,9 @@ pd.Series(diag)
 # a straightforward script would (goal at least 20).
 
 # %%
-sampler = sampler_benchmark(length=100, n_sequences=256, repeats=settings["repeats"], seed=seed)
+sampler = sampler_benchmark(
+    length=100, n_sequences=256, repeats=settings["repeats"], seed=seed
+)
 res.record("sampler_speedup_vs_loop", sampler["speedup"], timing=True)
 rows["sampler + exact predictive vs per-sequence loop"] = sampler["speedup"]
 pd.Series(sampler)
@@ -100,7 +122,9 @@ pd.Series(sampler)
 # routing law, against autograd through the full attention matrix.
 
 # %%
-step = sticky_step_benchmark(runs=settings["step_runs"], repeats=settings["repeats"], seed=seed)
+step = sticky_step_benchmark(
+    runs=settings["step_runs"], repeats=settings["repeats"], seed=seed
+)
 res.record("sticky_step_speedup_vs_autograd", step["speedup"], timing=True)
 rows["sticky-chain step, fused vs autograd"] = step["speedup"]
 pd.Series(step)
@@ -118,10 +142,18 @@ pd.Series(step)
 
 # %%
 config = TransformerConfig(vocab_size=32, max_len=64, **settings["transformer"])
-block = transformer_step_benchmark(config, batch=settings["transformer_batch"],
-                                   repeats=settings["repeats"], seed=seed, device=dev)
-res.record("transformer_step_ratio_vs_torch_encoder", block["ratio_vs_torch_encoder"],
-           timing=True)
+block = transformer_step_benchmark(
+    config,
+    batch=settings["transformer_batch"],
+    repeats=settings["repeats"],
+    seed=seed,
+    device=dev,
+)
+res.record(
+    "transformer_step_ratio_vs_torch_encoder",
+    block["ratio_vs_torch_encoder"],
+    timing=True,
+)
 res.record("transformer_diagnostics_cost", block["diagnostics_cost"], timing=True)
 rows["transformer step, torch encoder / ours"] = block["ratio_vs_torch_encoder"]
 rows["transformer step, diagnostics on / off"] = block["diagnostics_cost"]
@@ -138,8 +170,13 @@ pd.Series(block)
 # %%
 scan_rows = {}
 for length in settings["scan_lengths"]:
-    scan = mamba_scan_benchmark(length, batch=settings["scan_batch"], repeats=settings["repeats"],
-                                seed=seed, device=dev)
+    scan = mamba_scan_benchmark(
+        length,
+        batch=settings["scan_batch"],
+        repeats=settings["repeats"],
+        seed=seed,
+        device=dev,
+    )
     res.record(f"mamba_chunked_speedup_T{length}", scan["chunked_speedup"], timing=True)
     rows[f"Mamba scan at T = {length}, sequential / chunked"] = scan["chunked_speedup"]
     scan_rows[length] = scan
@@ -176,18 +213,29 @@ pd.Series(times, name="wall time (s)", dtype=float).to_frame()
 # is in seconds, against a goal of 15 minutes on two CPU cores.
 
 # %%
-GOALS = {"diagnostics overhead (diagnosed / plain step)": Bound(1.3),
-         "diagnostics vs per-score autograd": Bound(50.0, at_most=False),
-         "sampler + exact predictive vs per-sequence loop": Bound(20.0, at_most=False),
-         "transformer step, torch encoder / ours": Bound(1.0, at_most=False),
-         "book regeneration until this notebook (s)": Bound(900.0)}
+GOALS = {
+    "diagnostics overhead (diagnosed / plain step)": Bound(1.3),
+    "diagnostics vs per-score autograd": Bound(50.0, at_most=False),
+    "sampler + exact predictive vs per-sequence loop": Bound(20.0, at_most=False),
+    "transformer step, torch encoder / ours": Bound(1.0, at_most=False),
+    "book regeneration until this notebook (s)": Bound(900.0),
+}
 if "quick_book_wall_time_s" in res.metrics:
-    rows["book regeneration until this notebook (s)"] = res.metrics["quick_book_wall_time_s"]
-summary = pd.DataFrame({
-    "measured": rows,
-    "goal": {name: goal.describe() for name, goal in GOALS.items() if name in rows},
-    "meets the goal": {name: ("yes" if GOALS[name].judge(value) == VERDICTS[0] else "no")
-                       if name in GOALS else "" for name, value in rows.items()}})
+    rows["book regeneration until this notebook (s)"] = res.metrics[
+        "quick_book_wall_time_s"
+    ]
+summary = pd.DataFrame(
+    {
+        "measured": rows,
+        "goal": {name: goal.describe() for name, goal in GOALS.items() if name in rows},
+        "meets the goal": {
+            name: ("yes" if GOALS[name].judge(value) == VERDICTS[0] else "no")
+            if name in GOALS
+            else ""
+            for name, value in rows.items()
+        },
+    }
+)
 summary.fillna("")
 
 # %%

@@ -80,8 +80,14 @@ from attention_dynamics.sequence_training import (
     held_out_batches,
     train_and_evaluate,
 )
-from attention_dynamics.tasks.associative_recall import AssociativeRecallTask, recall_accuracy
-from attention_dynamics.tasks.bijection import BijectionTask, mean_entropy_gap_of_marginal
+from attention_dynamics.tasks.associative_recall import (
+    AssociativeRecallTask,
+    recall_accuracy,
+)
+from attention_dynamics.tasks.bijection import (
+    BijectionTask,
+    mean_entropy_gap_of_marginal,
+)
 from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
 dev, gen, res = setup_notebook("content_routing", profile, device, seed)
@@ -102,78 +108,130 @@ dev, gen, res = setup_notebook("content_routing", profile, device, seed)
 settings = select(
     profile,
     quick=dict(
-        tasks=dict(bijection=dict(n_symbols=8),
-                   hmm=dict(n_states=3, n_observations=12, resolution=0.05),
-                   recall=dict(n_pairs=4, n_keys=8, n_values=8, n_queries=4, n_filler=2)),
+        tasks=dict(
+            bijection=dict(n_symbols=8),
+            hmm=dict(n_states=3, n_observations=12, resolution=0.05),
+            recall=dict(n_pairs=4, n_keys=8, n_values=8, n_queries=4, n_filler=2),
+        ),
         reference=dict(n_layers=2, n_heads=4, d_model=32, d_ff=128, init_std=0.1),
-        fixed=dict(mamba=dict(n_layers=1, d_state=8), lstm=dict(n_layers=2),
-                   mlp=dict(n_layers=2, d_model=32, init_std=0.1)),
+        fixed=dict(
+            mamba=dict(n_layers=1, d_state=8),
+            lstm=dict(n_layers=2),
+            mlp=dict(n_layers=2, d_model=32, init_std=0.1),
+        ),
         width_limit=512,
         steps=dict(bijection=300, hmm=400, recall=1000),
         batch_size=dict(bijection=64, hmm=32, recall=64),
-        lr=dict(transformer=dict(bijection=1e-2, hmm=1e-2, recall=3e-3),
-                mamba=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
-                lstm=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
-                mlp=dict(bijection=1e-2, hmm=1e-2, recall=1e-2)),
-        warmup_steps=50, n_seeds=2, eval_batches=2, eval_batch_size=500, probe_size=256,
-        recall_checkpoints=8, gradient_check_size=8,
-        deep_mamba=dict(n_layers=2, d_state=8), deep_mamba_seeds=2,
+        lr=dict(
+            transformer=dict(bijection=1e-2, hmm=1e-2, recall=3e-3),
+            mamba=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
+            lstm=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
+            mlp=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
+        ),
+        warmup_steps=50,
+        n_seeds=2,
+        eval_batches=2,
+        eval_batch_size=500,
+        probe_size=256,
+        recall_checkpoints=8,
+        gradient_check_size=8,
+        deep_mamba=dict(n_layers=2, d_state=8),
+        deep_mamba_seeds=2,
     ),
     paper=dict(
-        tasks=dict(bijection=dict(n_symbols=20),
-                   hmm=dict(n_states=5, n_observations=20, resolution=0.01),
-                   recall=dict(n_pairs=16, n_keys=64, n_values=64, n_queries=4, n_filler=8)),
+        tasks=dict(
+            bijection=dict(n_symbols=20),
+            hmm=dict(n_states=5, n_observations=20, resolution=0.01),
+            recall=dict(n_pairs=16, n_keys=64, n_values=64, n_queries=4, n_filler=8),
+        ),
         reference=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768, init_std=0.05),
-        fixed=dict(mamba=dict(n_layers=6, d_state=16), lstm=dict(n_layers=2),
-                   mlp=dict(n_layers=6, d_model=192, init_std=0.05)),
+        fixed=dict(
+            mamba=dict(n_layers=6, d_state=16),
+            lstm=dict(n_layers=2),
+            mlp=dict(n_layers=6, d_model=192, init_std=0.05),
+        ),
         width_limit=2048,
         steps=dict(bijection=20_000, hmm=20_000, recall=20_000),
         batch_size=dict(bijection=128, hmm=64, recall=128),
-        lr=dict(transformer=dict(bijection=3e-4, hmm=3e-4, recall=3e-4),
-                mamba=dict(bijection=1e-3, hmm=1e-3, recall=1e-3),
-                lstm=dict(bijection=1e-3, hmm=1e-3, recall=1e-3),
-                mlp=dict(bijection=1e-3, hmm=1e-3, recall=1e-3)),
-        warmup_steps=1000, n_seeds=5, eval_batches=10, eval_batch_size=500, probe_size=1000,
-        recall_checkpoints=16, gradient_check_size=16,
-        deep_mamba=dict(n_layers=9, d_state=16), deep_mamba_seeds=5,
+        lr=dict(
+            transformer=dict(bijection=3e-4, hmm=3e-4, recall=3e-4),
+            mamba=dict(bijection=1e-3, hmm=1e-3, recall=1e-3),
+            lstm=dict(bijection=1e-3, hmm=1e-3, recall=1e-3),
+            mlp=dict(bijection=1e-3, hmm=1e-3, recall=1e-3),
+        ),
+        warmup_steps=1000,
+        n_seeds=5,
+        eval_batches=10,
+        eval_batch_size=500,
+        probe_size=1000,
+        recall_checkpoints=16,
+        gradient_check_size=16,
+        deep_mamba=dict(n_layers=9, d_state=16),
+        deep_mamba_seeds=5,
     ),
 )
 TASKS = ("bijection", "hmm", "recall")
-tasks = {"bijection": BijectionTask(**settings["tasks"]["bijection"]),
-         "hmm": HMMFilteringTask(**settings["tasks"]["hmm"]),
-         "recall": AssociativeRecallTask(**settings["tasks"]["recall"])}
+tasks = {
+    "bijection": BijectionTask(**settings["tasks"]["bijection"]),
+    "hmm": HMMFilteringTask(**settings["tasks"]["hmm"]),
+    "recall": AssociativeRecallTask(**settings["tasks"]["recall"]),
+}
 seeds = [seed + 11 * (r + 1) for r in range(settings["n_seeds"])]
 settings
 
 # %%
 configs, matches = {}, {}
 for name, task in tasks.items():
-    reference = architecture_config("transformer", task.vocab_size, task.seq_len,
-                                    **settings["reference"])
+    reference = architecture_config(
+        "transformer", task.vocab_size, task.seq_len, **settings["reference"]
+    )
     configs[name] = {"transformer": reference}
     target = count_parameters(build_model(reference, torch.Generator()))
     for arch in ARCHITECTURES[1:]:
         configs[name][arch], matches[name, arch] = matched_config(
-            arch, task.vocab_size, task.seq_len, target, high=settings["width_limit"],
-            **settings["fixed"][arch])
-parameters = pd.DataFrame({name: {arch: count_parameters(build_model(configs[name][arch],
-                                                                     torch.Generator()))
-                                  for arch in ARCHITECTURES} for name in TASKS})
-widths = pd.DataFrame({name: {arch: varied_size(configs[name][arch]) for arch in ARCHITECTURES}
-                       for name in TASKS})
+            arch,
+            task.vocab_size,
+            task.seq_len,
+            target,
+            high=settings["width_limit"],
+            **settings["fixed"][arch],
+        )
+parameters = pd.DataFrame(
+    {
+        name: {
+            arch: count_parameters(build_model(configs[name][arch], torch.Generator()))
+            for arch in ARCHITECTURES
+        }
+        for name in TASKS
+    }
+)
+widths = pd.DataFrame(
+    {
+        name: {arch: varied_size(configs[name][arch]) for arch in ARCHITECTURES}
+        for name in TASKS
+    }
+)
 for name in TASKS:
     for arch in ARCHITECTURES:
         res.record(f"n_parameters_{arch}_{name}", parameters.loc[arch, name])
-res.record("parameter_mismatch_max", max(abs(m.relative_error) for m in matches.values()))
+res.record(
+    "parameter_mismatch_max", max(abs(m.relative_error) for m in matches.values())
+)
 res.record("n_seeds", len(seeds))
 res.record_all(settings["steps"], prefix="steps_")
-res.record_all({"bijection_n_symbols": tasks["bijection"].n_symbols,
-                "hmm_n_states": tasks["hmm"].n_states, "hmm_length": tasks["hmm"].n_observations,
-                "hmm_sequence_length": tasks["hmm"].seq_len,
-                "recall_n_pairs": tasks["recall"].n_pairs, "recall_n_values": tasks["recall"].n_values,
-                "recall_n_queries": tasks["recall"].n_queries,
-                "mamba_layers": settings["fixed"]["mamba"]["n_layers"],
-                "mamba_d_state": settings["fixed"]["mamba"]["d_state"]})
+res.record_all(
+    {
+        "bijection_n_symbols": tasks["bijection"].n_symbols,
+        "hmm_n_states": tasks["hmm"].n_states,
+        "hmm_length": tasks["hmm"].n_observations,
+        "hmm_sequence_length": tasks["hmm"].seq_len,
+        "recall_n_pairs": tasks["recall"].n_pairs,
+        "recall_n_values": tasks["recall"].n_values,
+        "recall_n_queries": tasks["recall"].n_queries,
+        "mamba_layers": settings["fixed"]["mamba"]["n_layers"],
+        "mamba_d_state": settings["fixed"]["mamba"]["d_state"],
+    }
+)
 pd.concat({"parameters": parameters, "width varied": widths}, axis=1)
 
 # %% [markdown]
@@ -184,33 +242,62 @@ pd.concat({"parameters": parameters, "width varied": widths}, axis=1)
 # keep checkpoints, spaced geometrically, for the routing probes below.
 
 # %%
-eval_sets = {name: held_out_batches(tasks[name], settings["eval_batches"],
-                                    settings["eval_batch_size"], seed + 1000 + k, dev)
-             for k, name in enumerate(TASKS)}
-recall_checkpoints = geometric_checkpoints(settings["steps"]["recall"],
-                                           settings["recall_checkpoints"])
+eval_sets = {
+    name: held_out_batches(
+        tasks[name],
+        settings["eval_batches"],
+        settings["eval_batch_size"],
+        seed + 1000 + k,
+        dev,
+    )
+    for k, name in enumerate(TASKS)
+}
+recall_checkpoints = geometric_checkpoints(
+    settings["steps"]["recall"], settings["recall_checkpoints"]
+)
 runs, first_models = {}, {}
 for name, task in tasks.items():
     for arch in ARCHITECTURES:
         training = SequenceTrainingConfig(
-            steps=settings["steps"][name], batch_size=settings["batch_size"][name],
-            lr=settings["lr"][arch][name], warmup_steps=settings["warmup_steps"], weight_decay=0.0,
-            loss="bayes" if name == "hmm" else "sampled")
+            steps=settings["steps"][name],
+            batch_size=settings["batch_size"][name],
+            lr=settings["lr"][arch][name],
+            warmup_steps=settings["warmup_steps"],
+            weight_decay=0.0,
+            loss="bayes" if name == "hmm" else "sampled",
+        )
         for r, run_seed in enumerate(seeds):
             keep = recall_checkpoints if (name == "recall" and arch != "mlp") else ()
-            model, run = train_and_evaluate(configs[name][arch], task, training, run_seed,
-                                            eval_sets[name], dev, checkpoint_steps=keep)
+            model, run = train_and_evaluate(
+                configs[name][arch],
+                task,
+                training,
+                run_seed,
+                eval_sets[name],
+                dev,
+                checkpoint_steps=keep,
+            )
             runs[arch, name, r] = run
             if r == 0:
                 first_models[arch, name] = model
-        print(f"{name:9s} {arch:11s} " + "  ".join(
-            f"MAE {runs[arch, name, r].report.mae_mean_curve:.4f}" if name != "recall"
-            else f"acc {runs[arch, name, r].accuracy:.3f}" for r in range(len(seeds)))
-            + f"   ({sum(runs[arch, name, r].seconds for r in range(len(seeds))):.0f} s)")
+        print(
+            f"{name:9s} {arch:11s} "
+            + "  ".join(
+                f"MAE {runs[arch, name, r].report.mae_mean_curve:.4f}"
+                if name != "recall"
+                else f"acc {runs[arch, name, r].accuracy:.3f}"
+                for r in range(len(seeds))
+            )
+            + f"   ({sum(runs[arch, name, r].seconds for r in range(len(seeds))):.0f} "
+            "s)"
+        )
 res.record("training_seconds", sum(run.seconds for run in runs.values()), timing=True)
 for arch in ARCHITECTURES:
-    res.record(f"training_seconds_{arch}", sum(run.seconds for (a, _, _), run in runs.items()
-                                               if a == arch), timing=True)
+    res.record(
+        f"training_seconds_{arch}",
+        sum(run.seconds for (a, _, _), run in runs.items() if a == arch),
+        timing=True,
+    )
 
 # %% [markdown]
 # ## The table
@@ -226,18 +313,28 @@ for arch in ARCHITECTURES:
 rows = []
 for arch in ARCHITECTURES:
     row = {}
-    for name, label, kind in (("bijection", "bijection", "mean curve"),
-                              ("hmm", "HMM", "per sample")):
-        mean_curve = res.record_spread(f"mae_bits_{arch}_{name}", [
-            runs[arch, name, r].report.mae_mean_curve for r in range(len(seeds))])
-        per_sample = res.record_spread(f"mae_per_sample_bits_{arch}_{name}", [
-            runs[arch, name, r].report.mae_per_sample for r in range(len(seeds))])
+    for name, label, kind in (
+        ("bijection", "bijection", "mean curve"),
+        ("hmm", "HMM", "per sample"),
+    ):
+        mean_curve = res.record_spread(
+            f"mae_bits_{arch}_{name}",
+            [runs[arch, name, r].report.mae_mean_curve for r in range(len(seeds))],
+        )
+        per_sample = res.record_spread(
+            f"mae_per_sample_bits_{arch}_{name}",
+            [runs[arch, name, r].report.mae_per_sample for r in range(len(seeds))],
+        )
         shown = mean_curve if kind == "mean curve" else per_sample
         row[f"{label} MAE, {kind} (bits)"] = "{:.3f} [{:.3f}, {:.3f}]".format(*shown)
         paper = ENTROPY_MAE_BITS[arch, name]
-        row[f"Paper I: {label}"] = paper.text + (f" ({paper.kind})" if paper.kind else "")
-    accuracy = res.record_spread(f"recall_accuracy_{arch}",
-                                 [runs[arch, "recall", r].accuracy for r in range(len(seeds))])
+        row[f"Paper I: {label}"] = paper.text + (
+            f" ({paper.kind})" if paper.kind else ""
+        )
+    accuracy = res.record_spread(
+        f"recall_accuracy_{arch}",
+        [runs[arch, "recall", r].accuracy for r in range(len(seeds))],
+    )
     row["recall accuracy"] = "{:.3f} [{:.3f}, {:.3f}]".format(*accuracy)
     row["Paper I: recall"] = RECALL_ACCURACY[arch].text
     rows.append(row)
@@ -245,50 +342,161 @@ names = {"transformer": "transformer", "mamba": "Mamba", "lstm": "LSTM", "mlp": 
 table = pd.DataFrame(rows, index=[names[arch] for arch in ARCHITECTURES])
 glue("results_table", table, display=False)  # the chapter's table
 for arch, name in ENTROPY_MAE_BITS:  # and the papers' numbers that its text quotes
-    glue(f"paper_mae_bits_{arch}_{name}", ENTROPY_MAE_BITS[arch, name].text, display=False)
+    glue(
+        f"paper_mae_bits_{arch}_{name}",
+        ENTROPY_MAE_BITS[arch, name].text,
+        display=False,
+    )
 for arch, number in RECALL_ACCURACY.items():
     glue(f"paper_recall_accuracy_{arch}", number.text, display=False)
-hmm_bayes = torch.cat([b.bayes_entropy_bits[:, tasks["hmm"].query_positions] for b in eval_sets["hmm"]])
+hmm_bayes = torch.cat(
+    [b.bayes_entropy_bits[:, tasks["hmm"].query_positions] for b in eval_sets["hmm"]]
+)
 blind = blind_predictor_maes(hmm_bayes, tasks["hmm"].n_states)
 uniform_mae = res.record("hmm_uniform_predictor_mae_bits", blind["uniform"])
 res.record("hmm_average_curve_predictor_mae_bits", blind["average_curve"])
-for arch in ARCHITECTURES:  # did training stop while the loss still fell? (the least settled seed)
+for arch in (
+    ARCHITECTURES
+):  # did training stop while the loss still fell? (the least settled seed)
     for name in TASKS:
-        res.record(f"loss_fall_last_tenth_{arch}_{name}",
-                   max(relative_fall(runs[arch, name, r].history.loss) for r in range(len(seeds))))
-res.record("bijection_marginal_gap_bits", mean_entropy_gap_of_marginal(tasks["bijection"].n_symbols))
+        res.record(
+            f"loss_fall_last_tenth_{arch}_{name}",
+            max(
+                relative_fall(runs[arch, name, r].history.loss)
+                for r in range(len(seeds))
+            ),
+        )
+res.record(
+    "bijection_marginal_gap_bits",
+    mean_entropy_gap_of_marginal(tasks["bijection"].n_symbols),
+)
 res.record("recall_chance_accuracy", tasks["recall"].chance_accuracy)
 res.record("recall_unbound_accuracy", tasks["recall"].unbound_accuracy)
 table
 
+# %% [markdown]
+# The chapter's words for these comparisons are computed here from the numbers above, so that
+# its sentences say what this run shows whatever it shows: a model "lags" when its mean MAE is
+# more than twice that of the better routing model, sits "far below" the MLP's floor when its
+# MAE is under half of it, and "solves" recall on a seed when its accuracy exceeds 0.9.
+
+
 # %%
-palette = dict(zip(ARCHITECTURES, sns.color_palette("colorblind", len(ARCHITECTURES)), strict=True))
+def seeds_phrase(solved, total):
+    """'on every seed', 'on no seed' or 'on 2 of 3 seeds'."""
+    return (
+        "on every seed"
+        if solved == total
+        else "on no seed"
+        if solved == 0
+        else f"on {solved} of {total} seeds"
+    )
+
+
+lstm_mae = res.metrics["mae_bits_lstm_bijection"]
+routing_mae = max(
+    res.metrics[f"mae_bits_{arch}_bijection"] for arch in ("transformer", "mamba")
+)
+floor_mae = res.metrics["bijection_marginal_gap_bits"]
+lags = lstm_mae > 2 * routing_mae
+glue(
+    "lstm_bijection_heading",
+    "the LSTM lags" if lags else "the LSTM keeps up",
+    display=False,
+)
+glue(
+    "lstm_bijection_relation",
+    (
+        "it is well behind the transformer and the Mamba"
+        if lags
+        else "it is level with the transformer and the Mamba"
+    )
+    + (
+        ", though far below the MLP's floor"
+        if lstm_mae < floor_mae / 2
+        else ", and not far below the MLP's floor"
+    ),
+    display=False,
+)
+solved = {
+    arch: sum(runs[arch, "recall", r].accuracy > 0.9 for r in range(len(seeds)))
+    for arch in ARCHITECTURES
+}
+glue(
+    "recall_transformer_seeds_phrase",
+    seeds_phrase(solved["transformer"], len(seeds)),
+    display=False,
+)
+glue(
+    "recall_mamba_heading",
+    "the Mamba binds "
+    + (
+        "on some seeds"
+        if 0 < solved["mamba"] < len(seeds)
+        else seeds_phrase(solved["mamba"], len(seeds))
+    ),
+    display=False,
+)
+res.record("recall_solved_seeds_transformer", solved["transformer"])
+res.record("recall_mamba_solved_seeds", solved["mamba"])
+
+# %%
+palette = dict(
+    zip(ARCHITECTURES, sns.color_palette("colorblind", len(ARCHITECTURES)), strict=True)
+)
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
 x = np.arange(len(ARCHITECTURES))
 for ax, name in zip(axes, TASKS, strict=True):
     for i, arch in enumerate(ARCHITECTURES):
-        values = [runs[arch, name, r].accuracy if name == "recall"
-                  else runs[arch, name, r].report.mae_per_sample if name == "hmm"
-                  else runs[arch, name, r].report.mae_mean_curve for r in range(len(seeds))]
+        values = [
+            runs[arch, name, r].accuracy
+            if name == "recall"
+            else runs[arch, name, r].report.mae_per_sample
+            if name == "hmm"
+            else runs[arch, name, r].report.mae_mean_curve
+            for r in range(len(seeds))
+        ]
         ax.bar(i, np.mean(values), color=palette[arch], alpha=0.8, width=0.65)
         ax.plot(np.full(len(values), i), values, "o", color="0.15", ms=4)
     ax.set_xticks(x, ARCHITECTURES)
     if name == "recall":
-        ax.axhline(tasks["recall"].unbound_accuracy, color="0.4", ls="--", lw=1,
-                   label="values known, keys not (1/N)")
-        ax.axhline(tasks["recall"].chance_accuracy, color="0.4", ls=":", lw=1,
-                   label="context ignored")
+        ax.axhline(
+            tasks["recall"].unbound_accuracy,
+            color="0.4",
+            ls="--",
+            lw=1,
+            label="values known, keys not (1/N)",
+        )
+        ax.axhline(
+            tasks["recall"].chance_accuracy,
+            color="0.4",
+            ls=":",
+            lw=1,
+            label="context ignored",
+        )
         ax.set_ylabel("recall accuracy")
         ax.set_ylim(0, 1.05)
     else:
         ax.set_yscale("log")
         kind = "per sample" if name == "hmm" else "mean curve"
         ax.set_ylabel(f"{name} entropy MAE, {kind} (bits)")
-        floor = uniform_mae if name == "hmm" else mean_entropy_gap_of_marginal(
-            tasks["bijection"].n_symbols)
-        ax.axhline(floor, color="0.4", ls="--", lw=1,
-                   label="uniform over states" if name == "hmm" else "context-free marginal")
-    ax.legend(frameon=False, fontsize=8, loc="lower right" if name == "recall" else "lower left")
+        floor = (
+            uniform_mae
+            if name == "hmm"
+            else mean_entropy_gap_of_marginal(tasks["bijection"].n_symbols)
+        )
+        ax.axhline(
+            floor,
+            color="0.4",
+            ls="--",
+            lw=1,
+            label="uniform over states" if name == "hmm" else "context-free marginal",
+        )
+    ax.legend(
+        frameon=False,
+        fontsize=8,
+        loc="lower right" if name == "recall" else "lower left",
+    )
 show_figure("fig_routing_scores", fig)
 
 # %% [markdown]
@@ -308,35 +516,71 @@ show_figure("fig_routing_scores", fig)
 # %%
 deep_mamba = {}
 hmm_training = SequenceTrainingConfig(
-    steps=settings["steps"]["hmm"], batch_size=settings["batch_size"]["hmm"],
-    lr=settings["lr"]["mamba"]["hmm"], warmup_steps=settings["warmup_steps"], weight_decay=0.0,
-    loss="bayes")
-hmm_target = count_parameters(build_model(configs["hmm"]["transformer"], torch.Generator()))
+    steps=settings["steps"]["hmm"],
+    batch_size=settings["batch_size"]["hmm"],
+    lr=settings["lr"]["mamba"]["hmm"],
+    warmup_steps=settings["warmup_steps"],
+    weight_decay=0.0,
+    loss="bayes",
+)
+hmm_target = count_parameters(
+    build_model(configs["hmm"]["transformer"], torch.Generator())
+)
 for variant in MAMBA_VARIANTS:
-    config, _ = matched_config("mamba", tasks["hmm"].vocab_size, tasks["hmm"].seq_len, hmm_target,
-                               high=settings["width_limit"], variant=variant,
-                               **settings["deep_mamba"])
-    variant_runs = [train_and_evaluate(config, tasks["hmm"], hmm_training, run_seed,
-                                       eval_sets["hmm"], dev)[1]
-                    for run_seed in seeds[:settings["deep_mamba_seeds"]]]
+    config, _ = matched_config(
+        "mamba",
+        tasks["hmm"].vocab_size,
+        tasks["hmm"].seq_len,
+        hmm_target,
+        high=settings["width_limit"],
+        variant=variant,
+        **settings["deep_mamba"],
+    )
+    variant_runs = [
+        train_and_evaluate(
+            config, tasks["hmm"], hmm_training, run_seed, eval_sets["hmm"], dev
+        )[1]
+        for run_seed in seeds[: settings["deep_mamba_seeds"]]
+    ]
     deep_mamba[variant] = variant_runs
     res.record(f"n_parameters_mamba_{variant}_deep_hmm", variant_runs[0].n_parameters)
-    res.record_spread(f"mae_per_sample_bits_mamba_{variant}_deep_hmm",
-                      [run.report.mae_per_sample for run in variant_runs])
-    res.record(f"loss_fall_last_tenth_mamba_{variant}_deep_hmm",
-               max(relative_fall(run.history.loss) for run in variant_runs))
+    res.record_spread(
+        f"mae_per_sample_bits_mamba_{variant}_deep_hmm",
+        [run.report.mae_per_sample for run in variant_runs],
+    )
+    res.record(
+        f"loss_fall_last_tenth_mamba_{variant}_deep_hmm",
+        max(relative_fall(run.history.loss) for run in variant_runs),
+    )
 res.record("deep_mamba_layers", settings["deep_mamba"]["n_layers"])
-pd.DataFrame({f"Mamba, {variant}, {settings['deep_mamba']['n_layers']} layers": {
-    "parameters": runs_[0].n_parameters,
-    "per-sample MAE (bits), mean of seeds": np.mean([r.report.mae_per_sample for r in runs_]),
-    "loss fall over the last tenth (least settled seed)":
-        max(relative_fall(r.history.loss) for r in runs_)}
-    for variant, runs_ in deep_mamba.items()} | {"LSTM (the table's)": {
-    "parameters": runs["lstm", "hmm", 0].n_parameters,
-    "per-sample MAE (bits), mean of seeds": np.mean(
-        [runs["lstm", "hmm", r].report.mae_per_sample for r in range(len(seeds))]),
-    "loss fall over the last tenth (least settled seed)":
-        max(relative_fall(runs["lstm", "hmm", r].history.loss) for r in range(len(seeds)))}}
+pd.DataFrame(
+    {
+        f"Mamba, {variant}, {settings['deep_mamba']['n_layers']} layers": {
+            "parameters": runs_[0].n_parameters,
+            "per-sample MAE (bits), mean of seeds": np.mean(
+                [r.report.mae_per_sample for r in runs_]
+            ),
+            "loss fall over the last tenth (least settled seed)": max(
+                relative_fall(r.history.loss) for r in runs_
+            ),
+        }
+        for variant, runs_ in deep_mamba.items()
+    }
+    | {
+        "LSTM (the table's)": {
+            "parameters": runs["lstm", "hmm", 0].n_parameters,
+            "per-sample MAE (bits), mean of seeds": np.mean(
+                [
+                    runs["lstm", "hmm", r].report.mae_per_sample
+                    for r in range(len(seeds))
+                ]
+            ),
+            "loss fall over the last tenth (least settled seed)": max(
+                relative_fall(runs["lstm", "hmm", r].history.loss)
+                for r in range(len(seeds))
+            ),
+        }
+    }
 ).round(4)
 
 # %% [markdown]
@@ -357,11 +601,15 @@ bayes_h = hmm_batch.bayes_entropy_bits[:, positions].cpu()
 fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), sharex=True, sharey=True)
 for ax, arch in zip(axes, ARCHITECTURES, strict=True):
     with torch.no_grad():
-        model_h = entropy_bits(first_models[arch, "hmm"](hmm_batch.tokens))[:, positions].cpu()
+        model_h = entropy_bits(first_models[arch, "hmm"](hmm_batch.tokens))[
+            :, positions
+        ].cpu()
     tracked = np.corrcoef(bayes_h.flatten(), model_h.flatten())[0, 1]
     res.record(f"hmm_entropy_correlation_{arch}", 0.0 if np.isnan(tracked) else tracked)
     res.record(f"hmm_model_entropy_sd_{arch}", (model_h - model_h.mean(0)).std())
-    ax.scatter(bayes_h.flatten(), model_h.flatten(), s=3, alpha=0.3, color=palette[arch])
+    ax.scatter(
+        bayes_h.flatten(), model_h.flatten(), s=3, alpha=0.3, color=palette[arch]
+    )
     span = [bayes_h.min().item(), np.log2(hmm.n_states)]
     ax.plot(span, span, "k--", lw=1)
     ax.axhline(np.log2(hmm.n_states), color="0.5", ls=":", lw=1)
@@ -381,21 +629,36 @@ show_figure("fig_routing_hmm_entropy", fig)
 
 # %%
 probe_gen = torch.Generator(device=dev).manual_seed(seed + 7)
-probes = {name: tasks[name].sample(settings["probe_size"], probe_gen) for name in ("bijection", "hmm")}
+probes = {
+    name: tasks[name].sample(settings["probe_size"], probe_gen)
+    for name in ("bijection", "hmm")
+}
 manifolds = {}
 for name, batch in probes.items():
     scored = tasks[name].query_positions.to(dev)
     entropy = batch.bayes_entropy_bits[:, scored].flatten()
     for arch in ARCHITECTURES:
-        points = final_representations(first_models[arch, name], batch.tokens)[:, scored]
-        manifolds[arch, name] = (manifold_summary(points.flatten(0, 1), entropy), entropy)
+        points = final_representations(first_models[arch, name], batch.tokens)[
+            :, scored
+        ]
+        manifolds[arch, name] = (
+            manifold_summary(points.flatten(0, 1), entropy),
+            entropy,
+        )
         summary = manifolds[arch, name][0]
         res.record(f"pc1_share_{arch}_{name}", summary.pc1_share)
         res.record(f"pc1_entropy_spearman_{arch}_{name}", abs(summary.pc1_spearman))
         res.record(f"pc12_entropy_r2_{arch}_{name}", summary.pc12_r2)
-pd.DataFrame({(arch, name): {"PC1 share": m.pc1_share, "|Spearman(PC1, H)|": abs(m.pc1_spearman),
-                             "R2 of H on PC1, PC2": m.pc12_r2}
-              for (arch, name), (m, _) in manifolds.items()}).T.round(3)
+pd.DataFrame(
+    {
+        (arch, name): {
+            "PC1 share": m.pc1_share,
+            "|Spearman(PC1, H)|": abs(m.pc1_spearman),
+            "R2 of H on PC1, PC2": m.pc12_r2,
+        }
+        for (arch, name), (m, _) in manifolds.items()
+    }
+).T.round(3)
 
 # %%
 fig, axes = plt.subplots(2, 4, figsize=(14, 6.6))
@@ -404,9 +667,17 @@ for row, name in enumerate(("bijection", "hmm")):
         summary, entropy = manifolds[arch, name]
         scores = summary.pca.scores.cpu().numpy()
         ax = axes[row, col]
-        image = ax.scatter(scores[:, 0], scores[:, 1], c=entropy.cpu().numpy(), cmap="viridis",
-                           s=3, alpha=0.6)
-        ax.set_xlabel(f"PC1 ({100 * summary.pc1_share:.0f}%), {arch}, {name}", fontsize=9)
+        image = ax.scatter(
+            scores[:, 0],
+            scores[:, 1],
+            c=entropy.cpu().numpy(),
+            cmap="viridis",
+            s=3,
+            alpha=0.6,
+        )
+        ax.set_xlabel(
+            f"PC1 ({100 * summary.pc1_share:.0f}%), {arch}, {name}", fontsize=9
+        )
         ax.set_ylabel(f"PC2 ({100 * summary.pc2_share:.0f}%)", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])
@@ -425,39 +696,60 @@ show_figure("fig_routing_manifolds", fig)
 
 # %%
 recall = tasks["recall"]
-recall_probe = recall.sample(settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 8))
-probe_models = {arch: build_model(configs["recall"][arch], torch.Generator()).to(dev)
-                for arch in ("transformer", "mamba", "lstm")}
-# where each model can read a pair whole: at the pair itself for the transformer, two positions
+recall_probe = recall.sample(
+    settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 8)
+)
+probe_models = {
+    arch: build_model(configs["recall"][arch], torch.Generator()).to(dev)
+    for arch in ("transformer", "mamba", "lstm")
+}
+# where each model can read a pair whole: at the pair itself for the transformer, two
+# positions
 # later for the Mamba, whose scan input at s convolves the tokens s-3..s
-delay = {arch: pair_read_delay(configs["recall"][arch]) for arch in ("transformer", "mamba")}
+delay = {
+    arch: pair_read_delay(configs["recall"][arch]) for arch in ("transformer", "mamba")
+}
 offsets = list(range(-2, 6))
 final_step = recall_checkpoints[-1]
 
 
 def load(arch, step, replicate=0):
-    """The recall model of ``arch`` and seed ``replicate`` after ``step`` updates (eval mode)."""
-    return runs[arch, "recall", replicate].history.load_checkpoint(probe_models[arch], step)
+    """The recall model of ``arch`` and seed ``replicate`` after ``step`` updates (eval
+    mode).
+    """
+    return runs[arch, "recall", replicate].history.load_checkpoint(
+        probe_models[arch], step
+    )
 
 
 def reading_weights(arch, step, replicate):
-    """The mixing weights (B, T, T) of the layer with the most mass on the queried pair."""
+    """Mixing weights (B, T, T) of the layer with most mass on the queried pair."""
     layers = mixing_weights(load(arch, step, replicate), recall_probe.tokens)
     return layers[reading_layer(layers, recall, recall_probe, delay=delay[arch])]
 
 
 def final_accuracy(arch, replicate):
     with torch.no_grad():
-        return recall_accuracy(load(arch, final_step, replicate)(recall_probe.tokens), recall_probe)
+        return recall_accuracy(
+            load(arch, final_step, replicate)(recall_probe.tokens), recall_probe
+        )
 
 
 # the seed shown below: the first whose model answers recall (else the first seed)
-shown = {arch: next((r for r in range(len(seeds)) if final_accuracy(arch, r) > 0.9), 0)
-         for arch in probe_models}
-profiles = {arch: offset_profile(reading_weights(arch, final_step, shown[arch]), recall,
-                                 recall_probe, offsets) for arch in delay}
-offset_table = pd.DataFrame({arch: p.cpu().numpy() for arch, p in profiles.items()},
-                            index=pd.Index(offsets, name="offset from the queried key")).T
+shown = {
+    arch: next((r for r in range(len(seeds)) if final_accuracy(arch, r) > 0.9), 0)
+    for arch in probe_models
+}
+profiles = {
+    arch: offset_profile(
+        reading_weights(arch, final_step, shown[arch]), recall, recall_probe, offsets
+    )
+    for arch in delay
+}
+offset_table = pd.DataFrame(
+    {arch: p.cpu().numpy() for arch, p in profiles.items()},
+    index=pd.Index(offsets, name="offset from the queried key"),
+).T
 for arch, mass in profiles.items():
     res.record(f"recall_offset_peak_{arch}", offsets[int(mass.argmax())])
     res.record(f"recall_shown_seed_{arch}", seeds[shown[arch]])
@@ -485,24 +777,47 @@ for arch in probe_models:
             model = load(arch, step, r)
             with torch.no_grad():
                 accuracy = recall_accuracy(model(recall_probe.tokens), recall_probe)
-            row = dict(arch=arch, seed=seeds[r], step=step, accuracy=accuracy,
-                       attribution=attribution_share(model, recall, recall_probe).nanmean().item())
+            row = dict(
+                arch=arch,
+                seed=seeds[r],
+                step=step,
+                accuracy=accuracy,
+                attribution=attribution_share(model, recall, recall_probe)
+                .nanmean()
+                .item(),
+            )
             if arch in delay:
-                row["pair share"] = queried_pair_share(reading_weights(arch, step, r), recall,
-                                                       recall_probe, delay=delay[arch]).mean().item()
+                row["pair share"] = (
+                    queried_pair_share(
+                        reading_weights(arch, step, r),
+                        recall,
+                        recall_probe,
+                        delay=delay[arch],
+                    )
+                    .mean()
+                    .item()
+                )
             rows.append(row)
 probe_table = pd.DataFrame(rows).set_index(["arch", "seed", "step"])
 by_step = probe_table.groupby(level=["arch", "step"]).mean()
 for arch in delay:
     res.record(f"recall_pair_share_{arch}_init", by_step.loc[(arch, 0), "pair share"])
-    res.record(f"recall_pair_share_{arch}_final", by_step.loc[(arch, final_step), "pair share"])
+    res.record(
+        f"recall_pair_share_{arch}_final", by_step.loc[(arch, final_step), "pair share"]
+    )
 for arch in probe_models:
-    res.record(f"recall_attribution_share_{arch}_init", by_step.loc[(arch, 0), "attribution"])
-    res.record(f"recall_attribution_share_{arch}_final", by_step.loc[(arch, final_step), "attribution"])
+    res.record(
+        f"recall_attribution_share_{arch}_init", by_step.loc[(arch, 0), "attribution"]
+    )
+    res.record(
+        f"recall_attribution_share_{arch}_final",
+        by_step.loc[(arch, final_step), "attribution"],
+    )
 final_probe = probe_table.xs(final_step, level="step")
-res.record("recall_mamba_solved_seeds", (final_probe.loc["mamba", "accuracy"] > 0.9).sum())
-res.record("recall_pair_share_mamba_final_shown",
-           final_probe.loc[("mamba", seeds[shown["mamba"]]), "pair share"])
+res.record(
+    "recall_pair_share_mamba_final_shown",
+    final_probe.loc[("mamba", seeds[shown["mamba"]]), "pair share"],
+)
 by_step.round(3)
 
 # %%
@@ -513,10 +828,25 @@ for arch in probe_models:
         data = probe_table.sort_index().loc[(arch, run_seed)]
         for ax, column in zip(axes[:3], columns, strict=True):
             if column in data and data[column].notna().all():
-                ax.plot(data.index, data[column], "o-", color=palette[arch], ms=3, lw=1.2,
-                        alpha=0.85, label=arch if r == 0 else None)
-for ax, label in zip(axes[:3], ("recall accuracy (probe)", "pair share of mixing weights",
-                                "pair share of input attribution"), strict=True):
+                ax.plot(
+                    data.index,
+                    data[column],
+                    "o-",
+                    color=palette[arch],
+                    ms=3,
+                    lw=1.2,
+                    alpha=0.85,
+                    label=arch if r == 0 else None,
+                )
+for ax, label in zip(
+    axes[:3],
+    (
+        "recall accuracy (probe)",
+        "pair share of mixing weights",
+        "pair share of input attribution",
+    ),
+    strict=True,
+):
     ax.set_xscale("symlog", linthresh=10)
     ax.set_xlim(0, final_step * 1.1)
     ax.set_xlabel("training step (one line per seed)")
@@ -525,8 +855,13 @@ for ax, label in zip(axes[:3], ("recall accuracy (probe)", "pair share of mixing
     ax.legend(frameon=False, fontsize=8)
 width = 0.38
 for k, (arch, mass) in enumerate(profiles.items()):
-    axes[3].bar(np.array(offsets) + (k - 0.5) * width, mass.cpu().numpy(), width=width,
-                color=palette[arch], label=arch)
+    axes[3].bar(
+        np.array(offsets) + (k - 0.5) * width,
+        mass.cpu().numpy(),
+        width=width,
+        color=palette[arch],
+        label=arch,
+    )
 axes[3].set_xticks(offsets)
 axes[3].set_xlabel("position relative to the queried key")
 axes[3].set_ylabel("share of the query row's mass (end)")
@@ -540,18 +875,28 @@ show_figure("fig_routing_sharpening", fig)
 # Mamba: the mixing weights of the reading layer. LSTM: the input attribution. Each row is
 # scaled to sum to one.
 
+
 # %%
 def probe_map(arch, step):
-    """(M, T) rows of the first probe sequence (shown seed): mixing weights or attributions."""
+    """(M, T) rows of the first probe sequence (shown seed): mixing weights or
+    attributions.
+    """
     if arch == "lstm":
-        weights = input_attributions(load(arch, step, shown[arch]), recall, recall_probe)[0]
+        weights = input_attributions(
+            load(arch, step, shown[arch]), recall, recall_probe
+        )[0]
     else:
         weights = reading_weights(arch, step, shown[arch])[0, recall.query_positions]
     return (weights / weights.sum(-1, keepdim=True)).cpu().numpy()
 
 
-pair_positions = queried_pair_positions(recall, recall_probe)[0].cpu()   # (M, 2)
-labels = ["k", "v"] * recall.n_pairs + ["-"] * recall.n_filler + ["Q"] + ["q"] * recall.n_queries
+pair_positions = queried_pair_positions(recall, recall_probe)[0].cpu()  # (M, 2)
+labels = (
+    ["k", "v"] * recall.n_pairs
+    + ["-"] * recall.n_filler
+    + ["Q"]
+    + ["q"] * recall.n_queries
+)
 fig, axes = plt.subplots(2, 3, figsize=(13, 5.2))
 for col, arch in enumerate(probe_models):
     for row, step in enumerate((0, final_step)):
@@ -559,12 +904,26 @@ for col, arch in enumerate(probe_models):
         ax.imshow(probe_map(arch, step), cmap="mako_r", aspect="auto", vmin=0)
         ax.grid(False)
         for m, (key_position, _) in enumerate(pair_positions.tolist()):
-            ax.add_patch(plt.Rectangle((key_position - 0.5, m - 0.5), 2, 1, fill=False, ec="C3",
-                                       lw=1.5))
+            ax.add_patch(
+                plt.Rectangle(
+                    (key_position - 0.5, m - 0.5), 2, 1, fill=False, ec="C3", lw=1.5
+                )
+            )
             if delay.get(arch):
-                ax.add_patch(plt.Rectangle((key_position + delay[arch] - 0.5, m - 0.42), 2, 0.84,
-                                           fill=False, ec="C1", lw=1.2, ls="--"))
-        ax.set_yticks(range(recall.n_queries), [f"q{m + 1}" for m in range(recall.n_queries)])
+                ax.add_patch(
+                    plt.Rectangle(
+                        (key_position + delay[arch] - 0.5, m - 0.42),
+                        2,
+                        0.84,
+                        fill=False,
+                        ec="C1",
+                        lw=1.2,
+                        ls="--",
+                    )
+                )
+        ax.set_yticks(
+            range(recall.n_queries), [f"q{m + 1}" for m in range(recall.n_queries)]
+        )
         ax.set_xticks(range(recall.seq_len), labels, fontsize=7)
         ax.set_xlabel(f"{arch}, step {step}", fontsize=9)
 show_figure("fig_routing_recall_maps", fig)
@@ -578,24 +937,37 @@ show_figure("fig_routing_recall_maps", fig)
 
 # %%
 mamba = copy.deepcopy(load("mamba", final_step, shown["mamba"]))
-transformer = copy.deepcopy(load("transformer", final_step, shown["transformer"])).double()
-check_batch = recall.sample(settings["gradient_check_size"],
-                            torch.Generator(device=dev).manual_seed(seed + 9))
+transformer = copy.deepcopy(
+    load("transformer", final_step, shown["transformer"])
+).double()
+check_batch = recall.sample(
+    settings["gradient_check_size"], torch.Generator(device=dev).manual_seed(seed + 9)
+)
 with torch.no_grad():
     _, record = mamba(check_batch.tokens, return_record=True)
 layer = record.layers[0]
-inputs = [t.detach().double() for t in (layer.scan_input, layer.delta, layer.A, layer.B, layer.C)]
-upstream = torch.randn(inputs[0].shape, generator=torch.Generator().manual_seed(seed),
-                       dtype=torch.float64).to(dev)
+inputs = [
+    t.detach().double()
+    for t in (layer.scan_input, layer.delta, layer.A, layer.B, layer.C)
+]
+upstream = torch.randn(
+    inputs[0].shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64
+).to(dev)
 x_in, delta_in, A_in, B_in, C_in = inputs
 log_delta = delta_in.log().requires_grad_()
 B_leaf, C_leaf = B_in.clone().requires_grad_(), C_in.clone().requires_grad_()
 scan = selective_scan_sequential(x_in, log_delta.exp(), A_in, B_leaf, C_leaf)
 autograd = torch.autograd.grad((upstream * scan).sum(), [C_leaf, B_leaf, log_delta])
 closed = scan_routing_gradients(x_in, delta_in, A_in, B_in, C_in, upstream)
-errors = {name: ((mine - ref).abs().max() / ref.abs().max()).item()
-          for name, mine, ref in zip(("C", "B", "log_delta"), (closed.C, closed.B, closed.log_delta),
-                                     autograd, strict=True)}
+errors = {
+    name: ((mine - ref).abs().max() / ref.abs().max()).item()
+    for name, mine, ref in zip(
+        ("C", "B", "log_delta"),
+        (closed.C, closed.B, closed.log_delta),
+        autograd,
+        strict=True,
+    )
+}
 res.record("scan_gradient_max_rel_error", max(errors.values()))
 errors
 
@@ -613,21 +985,37 @@ errors
 query_rows = recall.query_positions.to(dev)
 score_grads = transformer_score_gradients(transformer, recall_probe)
 scan_grads = mamba_routing_gradients(mamba, recall_probe)
-res.record("transformer_score_gradient_net_fraction",
-           max(zero_sum_fraction(g.double(), query_rows) for g in score_grads))
-res.record("mamba_attention_gradient_net_fraction",
-           np.mean([zero_sum_fraction(g.compatibility.double(), query_rows) for g in scan_grads]))
+res.record(
+    "transformer_score_gradient_net_fraction",
+    max(zero_sum_fraction(g.double(), query_rows) for g in score_grads),
+)
+res.record(
+    "mamba_attention_gradient_net_fraction",
+    np.mean(
+        [zero_sum_fraction(g.compatibility.double(), query_rows) for g in scan_grads]
+    ),
+)
 forget = np.mean([g.log_delta_forget.abs().sum().item() for g in scan_grads])
 write = np.mean([g.log_delta_write.abs().sum().item() for g in scan_grads])
 res.record("mamba_log_delta_forget_share", forget / (forget + write))
 with torch.no_grad():
     implicit = record.layers[0].attention[:, :, recall.query_positions.to(dev)]
-res.record("mamba_attention_negative_fraction", ((implicit < 0).sum() / (implicit != 0).sum()))
+res.record(
+    "mamba_attention_negative_fraction", ((implicit < 0).sum() / (implicit != 0).sum())
+)
 res.record("mamba_attention_row_sum_mean", implicit.sum(-1).mean())
-pd.Series({name: res.metrics[name] for name in (
-    "transformer_score_gradient_net_fraction", "mamba_attention_gradient_net_fraction",
-    "mamba_log_delta_forget_share", "mamba_attention_negative_fraction",
-    "mamba_attention_row_sum_mean")})
+pd.Series(
+    {
+        name: res.metrics[name]
+        for name in (
+            "transformer_score_gradient_net_fraction",
+            "mamba_attention_gradient_net_fraction",
+            "mamba_log_delta_forget_share",
+            "mamba_attention_negative_fraction",
+            "mamba_attention_row_sum_mean",
+        )
+    }
+)
 
 # %% [markdown]
 # ## Results

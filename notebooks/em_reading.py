@@ -79,7 +79,8 @@ from attention_dynamics.tasks.sticky_chain import (
     transition_matrix,
 )
 
-# On one thread (a step is a few hundred small matrix products: two threads took 73 ms per
+# On one thread (a step is a few hundred small matrix products: two threads took 73 ms
+# per
 # step of all ten runs on an idle two-core machine but 0.4 to 3.4 s on a shared one, one
 # thread 110 to 160 ms in both).
 dev, gen, res = setup_notebook("em_reading", profile, device, seed)
@@ -87,21 +88,49 @@ dev, gen, res = setup_notebook("em_reading", profile, device, seed)
 T, STEPS = 2000, 1000
 settings = select(
     profile,
-    quick=dict(sweep_T=500, sweep_seeds=2, sweep_steps=1000,
-               multipliers=[1, 10, 30, 100, 300, 1000, 3000],
-               adam_T=500, adam_seeds=3, adam_steps=1000, adam_lr=1e-3, deep_seeds=0,
-               deep_steps=1000),
-    paper=dict(sweep_T=2000, sweep_seeds=5, sweep_steps=1000,
-               multipliers=[1, 2, 3, 5, 10, 20, 30, 100, 300, 1000, 2000, 3000, 10000],
-               adam_T=2000, adam_seeds=5, adam_steps=1000, adam_lr=1e-3, deep_seeds=5,
-               deep_steps=1000),
+    quick=dict(
+        sweep_T=500,
+        sweep_seeds=2,
+        sweep_steps=1000,
+        multipliers=[1, 10, 30, 100, 300, 1000, 3000],
+        adam_T=500,
+        adam_seeds=3,
+        adam_steps=1000,
+        adam_lr=1e-3,
+        deep_seeds=0,
+        deep_steps=1000,
+    ),
+    paper=dict(
+        sweep_T=2000,
+        sweep_seeds=5,
+        sweep_steps=1000,
+        multipliers=[1, 2, 3, 5, 10, 20, 30, 100, 300, 1000, 2000, 3000, 10000],
+        adam_T=2000,
+        adam_seeds=5,
+        adam_steps=1000,
+        adam_lr=1e-3,
+        deep_seeds=5,
+        deep_steps=1000,
+    ),
 )
 seeds = list(PAPER_SEEDS)
 res.record_all({"sequence_length": T, "train_steps": STEPS, "n_seeds": len(seeds)})
-res.record_all({"sequence_length": settings["sweep_T"], "n_seeds": settings["sweep_seeds"],
-                "steps": settings["sweep_steps"]}, prefix="sweep_")
-res.record_all({"sequence_length": settings["adam_T"], "n_seeds": settings["adam_seeds"],
-                "lr": settings["adam_lr"]}, prefix="adam_")
+res.record_all(
+    {
+        "sequence_length": settings["sweep_T"],
+        "n_seeds": settings["sweep_seeds"],
+        "steps": settings["sweep_steps"],
+    },
+    prefix="sweep_",
+)
+res.record_all(
+    {
+        "sequence_length": settings["adam_T"],
+        "n_seeds": settings["adam_seeds"],
+        "lr": settings["adam_lr"],
+    },
+    prefix="adam_",
+)
 settings
 
 # %% [markdown]
@@ -122,34 +151,57 @@ res.record("markov_lower_bound_text", conditional_entropy(P_text))
 res.record("uniform_loss", math.log(N_SYMBOLS))
 
 data = sticky_chain_data(seeds, T)
-heldout = sticky_chain_heldout(seeds, T)           # seed s + 10000, as the authors' deep run
+heldout = sticky_chain_heldout(seeds, T)  # seed s + 10000, as the authors' deep run
 bayes, bayes_heldout = bayes_reference(data), bayes_reference(heldout)
-memoryless_log_pred = memoryless_log_predictive(data.inputs, data.transition, data.means)
-memoryless = -memoryless_log_pred.gather(-1, data.targets.unsqueeze(-1)).squeeze(-1).mean(dim=-1)
+memoryless_log_pred = memoryless_log_predictive(
+    data.inputs, data.transition, data.means
+)
+memoryless = (
+    -memoryless_log_pred.gather(-1, data.targets.unsqueeze(-1)).squeeze(-1).mean(dim=-1)
+)
 res.record("bayes_optimal_loss", bayes.cross_entropy.mean())
 res.record("bayes_optimal_entropy", bayes.predictive_entropy.mean())
 res.record("bayes_optimal_accuracy", bayes.accuracy.mean())
 res.record("bayes_loss_min", bayes.cross_entropy.min())
 res.record("bayes_loss_max", bayes.cross_entropy.max())
 res.record("bayes_seeds_below_bound", (bayes.cross_entropy < bayes.lower_bound).sum())
-res.record("bayes_entropy_gap_to_bound", bayes.predictive_entropy.mean() - bayes.lower_bound)
+res.record(
+    "bayes_entropy_gap_to_bound", bayes.predictive_entropy.mean() - bayes.lower_bound
+)
 res.record("bayes_heldout_loss", bayes_heldout.cross_entropy.mean())
 res.record("bayes_heldout_accuracy", bayes_heldout.accuracy.mean())
 res.record("memoryless_loss", memoryless.mean())
 res.record("history_value", (memoryless - bayes.cross_entropy).mean())
-pd.DataFrame({"Bayes CE": bayes.cross_entropy.numpy(),
-              "Bayes entropy": bayes.predictive_entropy.numpy(),
-              "Bayes accuracy": bayes.accuracy.numpy(), "memoryless CE": memoryless.numpy(),
-              "held-out Bayes CE": bayes_heldout.cross_entropy.numpy()}, index=seeds).round(4)
+pd.DataFrame(
+    {
+        "Bayes CE": bayes.cross_entropy.numpy(),
+        "Bayes entropy": bayes.predictive_entropy.numpy(),
+        "Bayes accuracy": bayes.accuracy.numpy(),
+        "memoryless CE": memoryless.numpy(),
+        "held-out Bayes CE": bayes_heldout.cross_entropy.numpy(),
+    },
+    index=seeds,
+).round(4)
 
 # %%
 offsets = np.arange(-(N_SYMBOLS // 2) + 1, N_SYMBOLS // 2 + 1)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), width_ratios=[1, 1.2])
-sns.heatmap(P_script.numpy(), ax=axes[0], annot=True, fmt=".2f", annot_kws={"fontsize": 7},
-            cmap="mako_r", cbar=False, square=True)
+sns.heatmap(
+    P_script.numpy(),
+    ax=axes[0],
+    annot=True,
+    fmt=".2f",
+    annot_kws={"fontsize": 7},
+    cmap="mako_r",
+    cbar=False,
+    square=True,
+)
 axes[0].set_xlabel("next symbol $y_t$")
 axes[0].set_ylabel("current symbol $y_{t-1}$")
-for matrix, label, marker in [(P_script, "authors' script", "o"), (P_text, "paper's text", "s")]:
+for matrix, label, marker in [
+    (P_script, "authors' script", "o"),
+    (P_text, "paper's text", "s"),
+]:
     row = matrix[0].numpy()
     axes[1].plot(offsets, row[offsets % N_SYMBOLS], marker=marker, label=label)
 axes[1].set_xlabel("jump $y_t - y_{t-1}$ (mod 8)")
@@ -166,58 +218,82 @@ show_figure("fig_em_chain", fig)
 
 # %%
 start = time.perf_counter()
-exp = sticky_chain_experiment(seeds, T=T, steps=STEPS, device=dev, snapshot_every=10,
-                              record_params=True)
+exp = sticky_chain_experiment(
+    seeds, T=T, steps=STEPS, device=dev, snapshot_every=10, record_params=True
+)
 res.record("reproduction_seconds", time.perf_counter() - start, timing=True)
 history = exp.history
 sgd_runs = [r for r, s in enumerate(exp.schedules) if s == "sgd"]
 em_runs = [r for r, s in enumerate(exp.schedules) if s == "em"]
-run_index = torch.arange(len(seeds)).repeat_interleave(2)           # run -> seed position
+run_index = torch.arange(len(seeds)).repeat_interleave(2)  # run -> seed position
 loss, ent, acc = (t.cpu() for t in (history.loss, history.entropy, history.accuracy))
 final = {"sgd": sgd_runs, "em": em_runs}
 for name, runs in final.items():
     for metric, series in (("loss", loss), ("entropy", ent), ("accuracy", acc)):
         values = series[-1, runs].double()
         res.record(f"{name}_final_{metric}", values.mean())
-        res.record(f"{name}_final_{metric}_std", values.std(unbiased=False))  # np.std, as theirs
-    # how much the loss still fell over the last tenth of training (the least settled seed)
-    res.record(f"{name}_loss_fall_last_tenth", relative_fall(loss[:, runs].double()).max())
+        res.record(
+            f"{name}_final_{metric}_std", values.std(unbiased=False)
+        )  # np.std, as theirs
+    # how much the loss still fell over the last tenth of training (the least
+    # settled seed)
+    res.record(
+        f"{name}_loss_fall_last_tenth", relative_fall(loss[:, runs].double()).max()
+    )
 
 # Steps for each EM-like run to go below its own seed's SGD final loss...
 # (a run that never gets there counts as STEPS)
-em_steps = np.array(steps_to_reach(history, loss[-1, sgd_runs].repeat_interleave(2),
-                                   never=STEPS))[em_runs]
+em_steps = np.array(
+    steps_to_reach(history, loss[-1, sgd_runs].repeat_interleave(2), never=STEPS)
+)[em_runs]
 res.record("em_steps_to_sgd_final", em_steps.mean())
 res.record("em_speedup", STEPS / em_steps.mean())
 res.record("em_steps_min", em_steps.min())
 res.record("em_steps_max", em_steps.max())
 res.record("em_faster_seeds", (em_steps < STEPS).sum())
-# ...and, as the authors' script counts, below the mean over seeds of SGD's final losses.
-pooled_steps = np.array(steps_to_reach(history, loss[-1, sgd_runs].mean(), never=STEPS))[em_runs]
+# ...and, as the authors' script counts, below the mean over seeds of SGD's final
+# losses.
+pooled_steps = np.array(
+    steps_to_reach(history, loss[-1, sgd_runs].mean(), never=STEPS)
+)[em_runs]
 res.record("sgd_final_loss_pooled", loss[-1, sgd_runs].mean())
 res.record("em_steps_to_sgd_final_pooled", pooled_steps.mean())
 res.record("em_speedup_pooled", STEPS / pooled_steps.mean())
 res.record("em_steps_pooled_min", pooled_steps.min())
 res.record("em_steps_pooled_max", pooled_steps.max())
 
-# Distances to the references: the exact Bayes predictor of each run's own sequence, the bound
+# Distances to the references: the exact Bayes predictor of each run's own sequence,
+# the bound
 bayes_per_run = bayes.cross_entropy[run_index].float()
 for name, runs in final.items():
     gap = (loss[-1, runs] - bayes_per_run[runs]).double()
     res.record(f"{name}_gap_to_bayes", gap.mean())
     res.record(f"{name}_gap_to_bound", loss[-1, runs].mean() - bayes.lower_bound)
     res.record(f"{name}_entropy_gap_to_bound", ent[-1, runs].mean() - bayes.lower_bound)
-    # the share of the way from the uniform predictor (log 8) to Bayes that training covered
-    progress = (math.log(N_SYMBOLS) - loss[-1, runs]) / (math.log(N_SYMBOLS) - bayes_per_run[runs])
+    # the share of the way from the uniform predictor (log 8) to Bayes that
+    # training covered
+    progress = (math.log(N_SYMBOLS) - loss[-1, runs]) / (
+        math.log(N_SYMBOLS) - bayes_per_run[runs]
+    )
     res.record(f"{name}_progress_to_bayes", progress.double().mean())
-res.record("em_gap_closed", 1 - res.metrics["em_gap_to_bayes"] / res.metrics["sgd_gap_to_bayes"])
+res.record(
+    "em_gap_closed",
+    1 - res.metrics["em_gap_to_bayes"] / res.metrics["sgd_gap_to_bayes"],
+)
 
-per_seed = pd.DataFrame({
-    "SGD final loss": loss[-1, sgd_runs].numpy(), "EM final loss": loss[-1, em_runs].numpy(),
-    "EM steps (own SGD final)": em_steps, "EM steps (pooled, authors')": pooled_steps,
-    "SGD accuracy": acc[-1, sgd_runs].numpy(), "EM accuracy": acc[-1, em_runs].numpy(),
-    "Bayes CE": bayes.cross_entropy.numpy(), "Bayes accuracy": bayes.accuracy.numpy()},
-    index=seeds)
+per_seed = pd.DataFrame(
+    {
+        "SGD final loss": loss[-1, sgd_runs].numpy(),
+        "EM final loss": loss[-1, em_runs].numpy(),
+        "EM steps (own SGD final)": em_steps,
+        "EM steps (pooled, authors')": pooled_steps,
+        "SGD accuracy": acc[-1, sgd_runs].numpy(),
+        "EM accuracy": acc[-1, em_runs].numpy(),
+        "Bayes CE": bayes.cross_entropy.numpy(),
+        "Bayes accuracy": bayes.accuracy.numpy(),
+    },
+    index=seeds,
+)
 per_seed.round(4)
 
 # %% [markdown]
@@ -232,18 +308,27 @@ per_seed.round(4)
 heldout_x = heldout.inputs[run_index].to(dev)
 heldout_y = heldout.targets[run_index].to(dev)
 scored = evaluate_snapshots(history.param_snapshots, heldout_x, heldout_y)
-heldout_loss = scored.loss.cpu()                                       # (M, R)
+heldout_loss = scored.loss.cpu()  # (M, R)
 snap_steps = history.snapshot_steps
 for name, runs in final.items():
     res.record(f"{name}_heldout_loss", heldout_loss[-1, runs].mean())
     res.record(f"{name}_heldout_entropy", scored.entropy[-1, runs].mean())
     res.record(f"{name}_heldout_accuracy", scored.accuracy[-1, runs].mean())
-    res.record(f"{name}_generalisation_gap", (heldout_loss[-1, runs] - loss[-1, runs]).mean())
-    res.record(f"{name}_heldout_gap_to_bayes",
-               (heldout_loss[-1, runs] - bayes_heldout.cross_entropy[run_index][runs]).mean())
-held_steps = np.array(first_step_below(snap_steps, heldout_loss,
-                                       heldout_loss[-1, sgd_runs].repeat_interleave(2),
-                                       never=STEPS))[em_runs]
+    res.record(
+        f"{name}_generalisation_gap", (heldout_loss[-1, runs] - loss[-1, runs]).mean()
+    )
+    res.record(
+        f"{name}_heldout_gap_to_bayes",
+        (heldout_loss[-1, runs] - bayes_heldout.cross_entropy[run_index][runs]).mean(),
+    )
+held_steps = np.array(
+    first_step_below(
+        snap_steps,
+        heldout_loss,
+        heldout_loss[-1, sgd_runs].repeat_interleave(2),
+        never=STEPS,
+    )
+)[em_runs]
 res.record("em_heldout_steps_to_sgd_final", held_steps.mean())
 res.record("em_heldout_speedup", STEPS / held_steps.mean())
 res.record("em_heldout_faster_seeds", sum(s < STEPS for s in held_steps))
@@ -254,18 +339,40 @@ labels = {"sgd": "SGD (lr 0.01)", "em": "EM-like (value lr 0.1)"}
 short = {"sgd": "SGD", "em": "EM-like"}
 steps_axis = history.steps.numpy()
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9), sharey=True)
-for ax, series, xs, title in [(axes[0], loss, steps_axis, "training sequence"),
-                              (axes[1], heldout_loss, snap_steps.numpy(), "held-out sequence")]:
+for ax, series, xs, title in [
+    (axes[0], loss, steps_axis, "training sequence"),
+    (axes[1], heldout_loss, snap_steps.numpy(), "held-out sequence"),
+]:
     for name, runs in final.items():
-        plot_seed_band(ax, xs, series[:, runs], colours[name], label=labels[name], alpha=0.2,
-                       lw=1.8)
+        plot_seed_band(
+            ax,
+            xs,
+            series[:, runs],
+            colours[name],
+            label=labels[name],
+            alpha=0.2,
+            lw=1.8,
+        )
     reference = bayes if series is loss else bayes_heldout
-    ax.axhline(float(reference.cross_entropy.mean()), color="0.2", ls="--", lw=1,
-               label="exact Bayes (mean over seeds)")
-    ax.axhline(bayes.lower_bound, color="C2", ls=":", lw=1.5, label=r"bound $H(Y_t|Y_{t-1})$")
+    ax.axhline(
+        float(reference.cross_entropy.mean()),
+        color="0.2",
+        ls="--",
+        lw=1,
+        label="exact Bayes (mean over seeds)",
+    )
+    ax.axhline(
+        bayes.lower_bound, color="C2", ls=":", lw=1.5, label=r"bound $H(Y_t|Y_{t-1})$"
+    )
     ax.set_xlabel(f"step ({title})")
-axes[0].plot(em_steps, loss[-1, sgd_runs].numpy(), "v", color="C0", ms=6,
-             label="EM-like reaches its seed's SGD final loss")
+axes[0].plot(
+    em_steps,
+    loss[-1, sgd_runs].numpy(),
+    "v",
+    color="C0",
+    ms=6,
+    label="EM-like reaches its seed's SGD final loss",
+)
 axes[0].set_ylabel("cross-entropy (nats)")
 axes[0].legend(frameon=False, fontsize=8)
 show_figure("fig_em_loss_curves", fig)
@@ -280,23 +387,33 @@ show_figure("fig_em_loss_curves", fig)
 # two principal axes of all the prototype positions of both schedules (first seed).
 
 # %%
-input_means = class_means(data.inputs.double(), data.symbols[:, :-1], N_SYMBOLS)   # (5, 8, 20)
-prototypes = torch.stack([input_means[run_index] @ s.w_v.double().cpu()
-                          for s in history.param_snapshots])                     # (M, R, 8, 15)
+input_means = class_means(
+    data.inputs.double(), data.symbols[:, :-1], N_SYMBOLS
+)  # (5, 8, 20)
+prototypes = torch.stack(
+    [input_means[run_index] @ s.w_v.double().cpu() for s in history.param_snapshots]
+)  # (M, R, 8, 15)
 paths = path_summary(prototypes)
 for name, runs in final.items():
     for measure in ("length", "displacement", "straightness", "persistence"):
         res.record(f"{name}_path_{measure}", getattr(paths, measure)[runs].mean())
-res.record("em_path_length_ratio",
-           res.metrics["em_path_length"] / res.metrics["sgd_path_length"])
-# EM-like paths up to the step at which they reach their seed's SGD final loss (equal losses)
-matched = [path_summary(prototypes[: int(math.ceil(em_steps[k] / 10)) + 1, r])
-           for k, r in enumerate(em_runs)]
+res.record(
+    "em_path_length_ratio",
+    res.metrics["em_path_length"] / res.metrics["sgd_path_length"],
+)
+# EM-like paths up to the step at which they reach their seed's SGD final loss (equal
+# losses)
+matched = [
+    path_summary(prototypes[: int(math.ceil(em_steps[k] / 10)) + 1, r])
+    for k, r in enumerate(em_runs)
+]
 res.record("em_path_length_matched", np.mean([m.length.mean().item() for m in matched]))
-res.record("em_path_straightness_matched",
-           np.mean([m.straightness.mean().item() for m in matched]))
+res.record(
+    "em_path_straightness_matched",
+    np.mean([m.straightness.mean().item() for m in matched]),
+)
 
-shown = prototypes[:, [sgd_runs[0], em_runs[0]]]                                  # (M, 2, 8, 15)
+shown = prototypes[:, [sgd_runs[0], em_runs[0]]]  # (M, 2, 8, 15)
 projection = pca(shown.reshape(-1, shown.shape[-1]))
 res.record("pca_top2_share", projection.explained_variance_ratio[:2].sum())
 coords = projection.scores[:, :2].reshape(*shown.shape[:3], 2).numpy()
@@ -310,12 +427,23 @@ for ax, k, name in [(axes[0], 0, "sgd"), (axes[1], 1, "em")]:
     ax.set_xlabel(f"PC1 ({labels[name]})")
     ax.set_aspect("equal")
 axes[0].set_ylabel("PC2")
-handles = [plt.Line2D([], [], color=palette[s], lw=2, label=f"symbol {s}") for s in range(N_SYMBOLS)]
-fig.legend(handles=handles, loc="outside lower center", ncol=8, frameon=False, fontsize=8)
+handles = [
+    plt.Line2D([], [], color=palette[s], lw=2, label=f"symbol {s}")
+    for s in range(N_SYMBOLS)
+]
+fig.legend(
+    handles=handles, loc="outside lower center", ncol=8, frameon=False, fontsize=8
+)
 show_figure("fig_em_value_paths", fig)
-pd.DataFrame({name: {m: getattr(paths, m)[runs].mean().item()
-                     for m in ("length", "displacement", "straightness", "persistence")}
-              for name, runs in final.items()}).round(4)
+pd.DataFrame(
+    {
+        name: {
+            m: getattr(paths, m)[runs].mean().item()
+            for m in ("length", "displacement", "straightness", "persistence")
+        }
+        for name, runs in final.items()
+    }
+).round(4)
 
 # %% [markdown]
 # ## Does attention settle before the values?
@@ -339,7 +467,9 @@ uniformity = attention_uniformity(final_rows, rows).cpu()
 routing_ratio = symbol_routing(final_rows, rows.to(dev), hidden).cpu()
 linear_error = linear_response_error(history.final_params, grid_x).cpu()
 for name, runs in final.items():
-    att_settle = settling_step(frames.steps, frames.attention_remaining[:, runs].cpu(), 0.5)
+    att_settle = settling_step(
+        frames.steps, frames.attention_remaining[:, runs].cpu(), 0.5
+    )
     val_settle = settling_step(frames.steps, frames.value_remaining[:, runs].cpu(), 0.5)
     res.record(f"{name}_attention_half_step", att_settle.double().mean())
     res.record(f"{name}_values_half_step", val_settle.double().mean())
@@ -353,10 +483,17 @@ for name, runs in final.items():
     res.record(f"{name}_attention_uniformity", uniformity[runs].mean())
     res.record(f"{name}_symbol_routing", routing_ratio[runs].mean())
     res.record(f"{name}_linear_response_error", linear_error[runs].mean())
-pd.DataFrame({name: {k.removeprefix(f"{name}_"): v for k, v in res.metrics.items()
-                     if k.startswith(f"{name}_") and ("attention" in k or "value_" in k
-                                                     or "routing" in k or "linear" in k)}
-              for name in final}).round(4)
+pd.DataFrame(
+    {
+        name: {
+            k.removeprefix(f"{name}_"): v
+            for k, v in res.metrics.items()
+            if k.startswith(f"{name}_")
+            and ("attention" in k or "value_" in k or "routing" in k or "linear" in k)
+        }
+        for name in final
+    }
+).round(4)
 
 # %% [markdown]
 # ## The value multiplier, the other parameter groups, and the stability edge
@@ -376,9 +513,12 @@ sweep_seeds = seeds[: settings["sweep_seeds"]]
 sweep_T, sweep_steps = settings["sweep_T"], settings["sweep_steps"]
 multipliers = settings["multipliers"]
 configs = {f"value x{m}": scaled_schedule(value=m) for m in multipliers}
-configs |= {"routing x10": scaled_schedule(routing=10), "readout x10": scaled_schedule(readout=10),
-            "all x10": scaled_schedule(scale=10),
-            "EM-like, all x10": scaled_schedule(value=10, scale=10)}
+configs |= {
+    "routing x10": scaled_schedule(routing=10),
+    "readout x10": scaled_schedule(readout=10),
+    "all x10": scaled_schedule(scale=10),
+    "EM-like, all x10": scaled_schedule(value=10, scale=10),
+}
 names = list(configs)
 sweep_data = sticky_chain_data(sweep_seeds, sweep_T)
 sweep_heldout = sticky_chain_heldout(sweep_seeds, sweep_T)
@@ -386,34 +526,51 @@ n_s = len(sweep_seeds)
 sweep_index = torch.arange(n_s).repeat(len(names))
 sweep_x = sweep_data.inputs[sweep_index].to(dev)
 sweep_y = sweep_data.targets[sweep_index].to(dev)
-curvature = value_curvature(init_params(sweep_seeds, device=dev),
-                            sweep_data.inputs.to(dev)).cpu()
-edge = (2 / curvature / BASE_LR)
+curvature = value_curvature(
+    init_params(sweep_seeds, device=dev), sweep_data.inputs.to(dev)
+).cpu()
+edge = 2 / curvature / BASE_LR
 res.record_spread("value_edge_multiplier", edge)
 res.record("value_edge_lr", (2 / curvature).mean())
 
 start = time.perf_counter()
-sweep = train(init_params([sweep_seeds[i] for i in sweep_index.tolist()], device=dev),
-              sweep_x, sweep_y, [configs[n] for n in names for _ in sweep_seeds], sweep_steps,
-              snapshot_every=sweep_steps // 20, record_params=True)
+sweep = train(
+    init_params([sweep_seeds[i] for i in sweep_index.tolist()], device=dev),
+    sweep_x,
+    sweep_y,
+    [configs[n] for n in names for _ in sweep_seeds],
+    sweep_steps,
+    snapshot_every=sweep_steps // 20,
+    record_params=True,
+)
 res.record("sweep_seconds", time.perf_counter() - start, timing=True)
 sweep_loss = sweep.loss.cpu()
-sweep_held = evaluate_snapshots(sweep.param_snapshots,
-                                sweep_heldout.inputs[sweep_index].to(dev),
-                                sweep_heldout.targets[sweep_index].to(dev)).loss.cpu()
+sweep_held = evaluate_snapshots(
+    sweep.param_snapshots,
+    sweep_heldout.inputs[sweep_index].to(dev),
+    sweep_heldout.targets[sweep_index].to(dev),
+).loss.cpu()
 block = {n: list(range(k * n_s, (k + 1) * n_s)) for k, n in enumerate(names)}
 reference = sweep_loss[-1, block["value x1"]].repeat(len(names))
 reached = steps_to_reach(sweep, reference, never=sweep_steps)
 rows_ = []
 for n in names:
     counts = [reached[r] for r in block[n]]
-    rows_.append({"config": n, "steps to SGD's final": np.mean(counts),
-                  "speed-up": sweep_steps / np.mean(counts) if n != "value x1" else 1.0,
-                  "final training loss": sweep_loss[-1, block[n]].mean().item(),
-                  "final held-out loss": sweep_held[-1, block[n]].mean().item(),
-                  "best held-out loss": sweep_held[:, block[n]].min(0).values.mean().item(),
-                  "peak loss / initial": (sweep_loss[1:, block[n]].max(0).values
-                                          / sweep_loss[0, block[n]]).max().item()})
+    rows_.append(
+        {
+            "config": n,
+            "steps to SGD's final": np.mean(counts),
+            "speed-up": sweep_steps / np.mean(counts) if n != "value x1" else 1.0,
+            "final training loss": sweep_loss[-1, block[n]].mean().item(),
+            "final held-out loss": sweep_held[-1, block[n]].mean().item(),
+            "best held-out loss": sweep_held[:, block[n]].min(0).values.mean().item(),
+            "peak loss / initial": (
+                sweep_loss[1:, block[n]].max(0).values / sweep_loss[0, block[n]]
+            )
+            .max()
+            .item(),
+        }
+    )
 table = pd.DataFrame(rows_).set_index("config")
 value_rows = table.loc[[f"value x{m}" for m in multipliers]]
 spiked = value_rows["peak loss / initial"] > 1
@@ -427,17 +584,29 @@ fastest = value_rows["speed-up"].idxmax()
 res.record("sweep_fastest_multiplier", int(fastest.removeprefix("value x")))
 res.record("sweep_fastest_speedup", value_rows.loc[fastest, "speed-up"])
 res.record("sweep_speedup_max_multiplier", value_rows["speed-up"].iloc[-1])
-res.record("sweep_largest_smooth_multiplier",
-           max(m for m, s in zip(multipliers, spiked, strict=True) if not s))
-res.record("sweep_first_spike_multiplier",
-           min((m for m, s in zip(multipliers, spiked, strict=True) if s), default=0))
-res.record("sweep_peak_ratio_max_multiplier", value_rows["peak loss / initial"].iloc[-1])
+res.record(
+    "sweep_largest_smooth_multiplier",
+    max(m for m, s in zip(multipliers, spiked, strict=True) if not s),
+)
+res.record(
+    "sweep_first_spike_multiplier",
+    min((m for m, s in zip(multipliers, spiked, strict=True) if s), default=0),
+)
+res.record(
+    "sweep_peak_ratio_max_multiplier", value_rows["peak loss / initial"].iloc[-1]
+)
 res.record("sweep_best_heldout_multiplier", int(best.removeprefix("value x")))
 res.record("sweep_best_heldout_loss", value_rows.loc[best, "final held-out loss"])
 res.record("sweep_sgd_heldout_loss", table.loc["value x1", "final held-out loss"])
-res.record("sweep_heldout_loss_max_multiplier", value_rows["final held-out loss"].iloc[-1])
-res.record("sweep_training_loss_max_multiplier", value_rows["final training loss"].iloc[-1])
-res.record("sweep_bayes_heldout_loss", bayes_reference(sweep_heldout).cross_entropy.mean())
+res.record(
+    "sweep_heldout_loss_max_multiplier", value_rows["final held-out loss"].iloc[-1]
+)
+res.record(
+    "sweep_training_loss_max_multiplier", value_rows["final training loss"].iloc[-1]
+)
+res.record(
+    "sweep_bayes_heldout_loss", bayes_reference(sweep_heldout).cross_entropy.mean()
+)
 table.round(4)
 
 # %%
@@ -445,19 +614,37 @@ fig, axes = plt.subplots(1, 2, figsize=(11.5, 4))
 ms = np.array(multipliers, dtype=float)
 axes[0].loglog(ms, value_rows["speed-up"], "o-", color="C0", label="value lr x m")
 axes[0].loglog(ms, ms, ":", color="0.5", label="every group x m (gradient-flow time)")
-for n, marker, colour in [("routing x10", "s", "C1"), ("readout x10", "^", "C4"),
-                          ("all x10", "D", "0.3")]:
-    axes[0].loglog([10], [table.loc[n, "speed-up"]], marker, color=colour, ms=8, ls="",
-                   label=n)
-axes[0].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15,
-                label="first-order stability edge of $W_V$")
+for n, marker, colour in [
+    ("routing x10", "s", "C1"),
+    ("readout x10", "^", "C4"),
+    ("all x10", "D", "0.3"),
+]:
+    axes[0].loglog(
+        [10], [table.loc[n, "speed-up"]], marker, color=colour, ms=8, ls="", label=n
+    )
+axes[0].axvspan(
+    float(edge.min()),
+    float(edge.max()),
+    color="C3",
+    alpha=0.15,
+    label="first-order stability edge of $W_V$",
+)
 axes[0].set_xlabel("multiplier $m$")
 axes[0].set_ylabel("speed-up to SGD's final training loss")
 axes[0].legend(frameon=False, fontsize=8)
-axes[1].semilogx(ms, value_rows["final training loss"], "o-", color="C0", label="training")
-axes[1].semilogx(ms, value_rows["final held-out loss"], "s--", color="C3", label="held-out")
-axes[1].axhline(res.metrics["sweep_bayes_heldout_loss"], color="0.2", ls="--", lw=1,
-                label="exact Bayes (held-out)")
+axes[1].semilogx(
+    ms, value_rows["final training loss"], "o-", color="C0", label="training"
+)
+axes[1].semilogx(
+    ms, value_rows["final held-out loss"], "s--", color="C3", label="held-out"
+)
+axes[1].axhline(
+    res.metrics["sweep_bayes_heldout_loss"],
+    color="0.2",
+    ls="--",
+    lw=1,
+    label="exact Bayes (held-out)",
+)
 axes[1].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15)
 axes[1].set_xlabel("value multiplier $m$")
 axes[1].set_ylabel("final loss (nats)")
@@ -470,11 +657,19 @@ show_figure("fig_em_multiplier_sweep", fig)
 
 # %%
 long_runs = {"sgd": block["all x10"], "em": block["EM-like, all x10"]}
-long_frames = frame_precision(sweep.param_snapshots, sweep.snapshot_steps, sweep_x,
-                              torch.arange(15, sweep_T - 1, 8))
+long_frames = frame_precision(
+    sweep.param_snapshots,
+    sweep.snapshot_steps,
+    sweep_x,
+    torch.arange(15, sweep_T - 1, 8),
+)
 for name, runs in long_runs.items():
-    att = settling_step(long_frames.steps, long_frames.attention_remaining[:, runs].cpu(), 0.5)
-    val = settling_step(long_frames.steps, long_frames.value_remaining[:, runs].cpu(), 0.5)
+    att = settling_step(
+        long_frames.steps, long_frames.attention_remaining[:, runs].cpu(), 0.5
+    )
+    val = settling_step(
+        long_frames.steps, long_frames.value_remaining[:, runs].cpu(), 0.5
+    )
     # in steps of the paper's rate: one step at ten times the rate stands for ten
     res.record(f"long_{name}_attention_half_step", 10 * att.double().mean())
     res.record(f"long_{name}_values_half_step", 10 * val.double().mean())
@@ -484,20 +679,45 @@ for name, runs in long_runs.items():
 
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
 for name, runs in final.items():
-    for series, ls, what in [(frames.attention_remaining, "-", "attention"),
-                             (frames.value_remaining, "--", "values")]:
-        plot_seed_band(axes[0], frames.steps, series[:, runs].cpu(), colours[name],
-                       label=f"{what}, {short[name]}", alpha=0.12, ls=ls)
+    for series, ls, what in [
+        (frames.attention_remaining, "-", "attention"),
+        (frames.value_remaining, "--", "values"),
+    ]:
+        plot_seed_band(
+            axes[0],
+            frames.steps,
+            series[:, runs].cpu(),
+            colours[name],
+            label=f"{what}, {short[name]}",
+            alpha=0.12,
+            ls=ls,
+        )
     mid = frames.steps[1:].numpy()
-    axes[1].semilogy(mid, frames.attention_change[:, runs].cpu().mean(1), color=colours[name],
-                     label=f"attention (TV per step), {short[name]}")
-    axes[1].semilogy(mid, frames.value_change[:, runs].cpu().mean(1), color=colours[name],
-                     ls="--", label=f"values (relative, per step), {short[name]}")
+    axes[1].semilogy(
+        mid,
+        frames.attention_change[:, runs].cpu().mean(1),
+        color=colours[name],
+        label=f"attention (TV per step), {short[name]}",
+    )
+    axes[1].semilogy(
+        mid,
+        frames.value_change[:, runs].cpu().mean(1),
+        color=colours[name],
+        ls="--",
+        label=f"values (relative, per step), {short[name]}",
+    )
 for name, runs in long_runs.items():
-    for series, ls, what in [(long_frames.attention_remaining, "-", "attention"),
-                             (long_frames.value_remaining, "--", "values")]:
-        axes[2].plot(long_frames.steps * 10, series[:, runs].cpu().mean(1), color=colours[name],
-                     ls=ls, label=f"{what}, {short[name]}")
+    for series, ls, what in [
+        (long_frames.attention_remaining, "-", "attention"),
+        (long_frames.value_remaining, "--", "values"),
+    ]:
+        axes[2].plot(
+            long_frames.steps * 10,
+            series[:, runs].cpu().mean(1),
+            color=colours[name],
+            ls=ls,
+            label=f"{what}, {short[name]}",
+        )
 axes[0].set_xlabel("step (paper settings)")
 axes[0].set_ylabel("distance to final / distance at start")
 axes[1].set_xlabel("step (paper settings)")
@@ -517,25 +737,42 @@ show_figure("fig_em_frame_precision", fig)
 
 # %%
 adam_seeds = seeds[: settings["adam_seeds"]]
-adam_T, adam_steps, adam_lr = settings["adam_T"], settings["adam_steps"], settings["adam_lr"]
+adam_T, adam_steps, adam_lr = (
+    settings["adam_T"],
+    settings["adam_steps"],
+    settings["adam_lr"],
+)
 adam_data = sticky_chain_data(adam_seeds, adam_T)
 adam_heldout = sticky_chain_heldout(adam_seeds, adam_T)
 adam_index = torch.arange(len(adam_seeds)).repeat(2)
-adam_schedules = [scaled_schedule(scale=adam_lr / BASE_LR)] * len(adam_seeds) + \
-                 [scaled_schedule(value=10, scale=adam_lr / BASE_LR)] * len(adam_seeds)
+adam_schedules = [scaled_schedule(scale=adam_lr / BASE_LR)] * len(adam_seeds) + [
+    scaled_schedule(value=10, scale=adam_lr / BASE_LR)
+] * len(adam_seeds)
 start = time.perf_counter()
-adam = train(init_params([adam_seeds[i] for i in adam_index.tolist()], device=dev),
-             adam_data.inputs[adam_index].to(dev),
-             adam_data.targets[adam_index].to(dev), adam_schedules, adam_steps,
-             optimizer="adam", snapshot_every=adam_steps // 50, record_params=True)
+adam = train(
+    init_params([adam_seeds[i] for i in adam_index.tolist()], device=dev),
+    adam_data.inputs[adam_index].to(dev),
+    adam_data.targets[adam_index].to(dev),
+    adam_schedules,
+    adam_steps,
+    optimizer="adam",
+    snapshot_every=adam_steps // 50,
+    record_params=True,
+)
 res.record("adam_seconds", time.perf_counter() - start, timing=True)
 adam_loss = adam.loss.cpu()
-adam_held = evaluate_snapshots(adam.param_snapshots,
-                               adam_heldout.inputs[adam_index].to(dev),
-                               adam_heldout.targets[adam_index].to(dev)).loss.cpu()
-plain, split = list(range(len(adam_seeds))), list(range(len(adam_seeds), 2 * len(adam_seeds)))
-adam_steps_em = np.array(steps_to_reach(adam, adam_loss[-1, plain].repeat(2),
-                                        never=adam_steps))[split]
+adam_held = evaluate_snapshots(
+    adam.param_snapshots,
+    adam_heldout.inputs[adam_index].to(dev),
+    adam_heldout.targets[adam_index].to(dev),
+).loss.cpu()
+plain, split = (
+    list(range(len(adam_seeds))),
+    list(range(len(adam_seeds), 2 * len(adam_seeds))),
+)
+adam_steps_em = np.array(
+    steps_to_reach(adam, adam_loss[-1, plain].repeat(2), never=adam_steps)
+)[split]
 res.record("adam_em_steps_to_adam_final", adam_steps_em.mean())
 res.record("adam_em_speedup", adam_steps / adam_steps_em.mean())
 for name, runs in (("adam", plain), ("adam_em", split)):
@@ -543,16 +780,32 @@ for name, runs in (("adam", plain), ("adam_em", split)):
     res.record(f"{name}_heldout_loss", adam_held[-1, runs].mean())
     best_idx = adam_held[:, runs].argmin(dim=0)
     res.record(f"{name}_best_heldout_loss", adam_held[:, runs].min(dim=0).values.mean())
-    res.record(f"{name}_best_heldout_step", adam.snapshot_steps[best_idx].double().mean())
-res.record("adam_bayes_heldout_loss", bayes_reference(adam_heldout).cross_entropy.mean())
+    res.record(
+        f"{name}_best_heldout_step", adam.snapshot_steps[best_idx].double().mean()
+    )
+res.record(
+    "adam_bayes_heldout_loss", bayes_reference(adam_heldout).cross_entropy.mean()
+)
 
 fig, ax = plt.subplots(figsize=(7, 3.9))
 for runs, colour, label in [(plain, "C3", "Adam"), (split, "C0", "Adam, value lr x10")]:
-    ax.plot(adam.steps, adam_loss[:, runs].mean(1), color=colour, label=f"{label}, training")
-    ax.plot(adam.snapshot_steps, adam_held[:, runs].mean(1), color=colour, ls="--",
-            label=f"{label}, held-out")
-ax.axhline(res.metrics["adam_bayes_heldout_loss"], color="0.2", ls=":", lw=1.2,
-           label="exact Bayes (held-out)")
+    ax.plot(
+        adam.steps, adam_loss[:, runs].mean(1), color=colour, label=f"{label}, training"
+    )
+    ax.plot(
+        adam.snapshot_steps,
+        adam_held[:, runs].mean(1),
+        color=colour,
+        ls="--",
+        label=f"{label}, held-out",
+    )
+ax.axhline(
+    res.metrics["adam_bayes_heldout_loss"],
+    color="0.2",
+    ls=":",
+    lw=1.2,
+    label="exact Bayes (held-out)",
+)
 ax.set_yscale("log")
 ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats)")
@@ -576,30 +829,46 @@ for i, s in enumerate(deep_seeds):
     for multiplier in (1.0, 10.0):
         model = DeepStickyTransformer(DeepConfig(), torch.Generator().manual_seed(s))
         model = model.to(dev)
-        run = train_deep(model, data.inputs[i:i + 1].to(dev),
-                         data.targets[i:i + 1].to(dev),
-                         heldout.inputs[i:i + 1].to(dev),
-                         heldout.targets[i:i + 1].to(dev),
-                         settings["deep_steps"], value_lr_multiplier=multiplier)
-        deep_rows.append({"seed": s, "value lr multiplier": multiplier,
-                          "training loss": run.final_train.loss,
-                          "held-out loss": run.final_heldout.loss,
-                          "held-out entropy": run.final_heldout.entropy,
-                          "held-out accuracy": run.final_heldout.accuracy,
-                          "held-out Bayes CE": bayes_heldout.cross_entropy[i].item()})
+        run = train_deep(
+            model,
+            data.inputs[i : i + 1].to(dev),
+            data.targets[i : i + 1].to(dev),
+            heldout.inputs[i : i + 1].to(dev),
+            heldout.targets[i : i + 1].to(dev),
+            settings["deep_steps"],
+            value_lr_multiplier=multiplier,
+        )
+        deep_rows.append(
+            {
+                "seed": s,
+                "value lr multiplier": multiplier,
+                "training loss": run.final_train.loss,
+                "held-out loss": run.final_heldout.loss,
+                "held-out entropy": run.final_heldout.entropy,
+                "held-out accuracy": run.final_heldout.accuracy,
+                "held-out Bayes CE": bayes_heldout.cross_entropy[i].item(),
+            }
+        )
 if deep_rows:
     deep = pd.DataFrame(deep_rows)
     means = deep.groupby("value lr multiplier").mean(numeric_only=True)
     for multiplier, tag in ((1.0, "deep"), (10.0, "deep_em")):
-        for column, key in (("training loss", "train_loss"), ("held-out loss", "heldout_loss"),
-                            ("held-out entropy", "heldout_entropy"),
-                            ("held-out accuracy", "heldout_accuracy")):
+        for column, key in (
+            ("training loss", "train_loss"),
+            ("held-out loss", "heldout_loss"),
+            ("held-out entropy", "heldout_entropy"),
+            ("held-out accuracy", "heldout_accuracy"),
+        ):
             res.record(f"{tag}_{key}", means.loc[multiplier, column])
     deep_table = means.drop(columns="seed").round(4)
 else:
-    deep_table = pd.DataFrame({"status": [f"not run in the '{profile}' profile"],
-                               "where it runs": ["the 'paper' profile, five seeds"]},
-                              index=["deep variant"])
+    deep_table = pd.DataFrame(
+        {
+            "status": [f"not run in the '{profile}' profile"],
+            "where it runs": ["the 'paper' profile, five seeds"],
+        },
+        index=["deep variant"],
+    )
 glue("deep_variant_table", deep_table, display=False)
 deep_table
 

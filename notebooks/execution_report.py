@@ -28,27 +28,35 @@ seed = 0
 import pandas as pd
 
 from attention_dynamics.book.notebook import setup_notebook
-from attention_dynamics.book.results import book_notebooks, book_root, load_build_results
+from attention_dynamics.book.results import (
+    book_notebooks,
+    book_root,
+    load_build_results,
+)
 
 _, _, res = setup_notebook("execution_report", profile, device, seed)
-expected = [name for name in book_notebooks(book_root() / "_toc.yml") if name != res.notebook]
+expected = [
+    name for name in book_notebooks(book_root() / "_toc.yml") if name != res.notebook
+]
 found = load_build_results(expected)
 
 # %%
-table = pd.DataFrame([
-    {
-        "notebook": name,
-        "profile": found[name]["profile"],
-        "device": found[name]["device"],
-        "seed": found[name]["seed"],
-        "wall time (s)": found[name]["wall_time_s"],
-        "metrics": len(found[name]["metrics"]),
-        "attention_dynamics": found[name]["versions"]["attention_dynamics"],
-        "torch": found[name]["versions"]["torch"],
-        "python": found[name]["versions"]["python"],
-    }
-    for name in expected
-]).set_index("notebook")
+table = pd.DataFrame(
+    [
+        {
+            "notebook": name,
+            "profile": found[name]["profile"],
+            "device": found[name]["device"],
+            "seed": found[name]["seed"],
+            "wall time (s)": found[name]["wall_time_s"],
+            "metrics": len(found[name]["metrics"]),
+            "attention_dynamics": found[name]["versions"]["attention_dynamics"],
+            "torch": found[name]["versions"]["torch"],
+            "python": found[name]["versions"]["python"],
+        }
+        for name in expected
+    ]
+).set_index("notebook")
 table
 
 # %% [markdown]

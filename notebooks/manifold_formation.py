@@ -58,11 +58,21 @@ from attention_dynamics.measures.geometry import (
     standardize_features,
     subspace_similarity,
 )
-from attention_dynamics.measures.metrics import blind_predictor_maes, entropy_bits, evaluate
+from attention_dynamics.measures.metrics import (
+    blind_predictor_maes,
+    entropy_bits,
+    evaluate,
+)
 from attention_dynamics.measures.representations import final_streams
 from attention_dynamics.measures.trajectories import relative_fall, settling_step
 from attention_dynamics.measures.value_manifold import PROTOCOLS, manifold_protocols
-from attention_dynamics.models import MLP, MLPConfig, Transformer, TransformerConfig, count_parameters
+from attention_dynamics.models import (
+    MLP,
+    MLPConfig,
+    Transformer,
+    TransformerConfig,
+    count_parameters,
+)
 from attention_dynamics.runtime import select
 from attention_dynamics.sequence_training import (
     SequenceTrainingConfig,
@@ -70,7 +80,11 @@ from attention_dynamics.sequence_training import (
     held_out_batches,
     train_sequence_model,
 )
-from attention_dynamics.tasks.bijection import LAYOUTS, BijectionTask, mean_entropy_gap_of_marginal
+from attention_dynamics.tasks.bijection import (
+    LAYOUTS,
+    BijectionTask,
+    mean_entropy_gap_of_marginal,
+)
 from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
 dev, gen, res = setup_notebook("manifold_formation", profile, device, seed)
@@ -80,25 +94,40 @@ settings = select(
     quick=dict(
         n_symbols=10,
         bijection_model=dict(n_layers=2, n_heads=4, d_model=64, init_std=0.1),
-        bijection_training=dict(steps=1500, batch_size=128, lr=3e-3, warmup_steps=75,
-                                final_lr_fraction=0.0),
+        bijection_training=dict(
+            steps=1500, batch_size=128, lr=3e-3, warmup_steps=75, final_lr_fraction=0.0
+        ),
         mlp_training=dict(steps=300, batch_size=128, lr=3e-3, warmup_steps=30),
         hmm_task=dict(n_states=5, n_observations=20, resolution=0.05),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=2, n_heads=8, d_model=64, init_std=0.1),
-        hmm_training=dict(steps=1200, batch_size=32, lr=3e-3, warmup_steps=100, loss="bayes"),
-        n_checkpoints=12, eval_batches=4, eval_batch_size=500, probe_size=256,
+        hmm_training=dict(
+            steps=1200, batch_size=32, lr=3e-3, warmup_steps=100, loss="bayes"
+        ),
+        n_checkpoints=12,
+        eval_batches=4,
+        eval_batch_size=500,
+        probe_size=256,
     ),
     paper=dict(
         n_symbols=20,
-        bijection_model=dict(n_layers=6, n_heads=6, d_model=192, d_ff=768, init_std=0.05),
-        bijection_training=dict(steps=50_000, batch_size=256, lr=3e-4, warmup_steps=2000),
+        bijection_model=dict(
+            n_layers=6, n_heads=6, d_model=192, d_ff=768, init_std=0.05
+        ),
+        bijection_training=dict(
+            steps=50_000, batch_size=256, lr=3e-4, warmup_steps=2000
+        ),
         mlp_training=dict(steps=10_000, batch_size=256, lr=3e-4, warmup_steps=500),
         hmm_task=dict(n_states=5, n_observations=20, resolution=0.01),
         hmm_test_lengths=(30, 50),
         hmm_model=dict(n_layers=9, n_heads=8, d_model=256, init_std=0.05),
-        hmm_training=dict(steps=50_000, batch_size=64, lr=3e-4, warmup_steps=2000, loss="bayes"),
-        n_checkpoints=24, eval_batches=20, eval_batch_size=500, probe_size=1000,
+        hmm_training=dict(
+            steps=50_000, batch_size=64, lr=3e-4, warmup_steps=2000, loss="bayes"
+        ),
+        n_checkpoints=24,
+        eval_batches=20,
+        eval_batch_size=500,
+        probe_size=1000,
     ),
 )
 settings
@@ -111,15 +140,22 @@ settings
 # authors do; the mass the model leaks outside it is reported once.
 
 # %%
-CALIBRATION_TARGET = 0.05  # bits, mean-curve MAE: the quick profile's target for bijections
-eval_sizes = dict(n_batches=settings["eval_batches"], batch_size=settings["eval_batch_size"],
-                  device=dev)
+CALIBRATION_TARGET = (
+    0.05  # bits, mean-curve MAE: the quick profile's target for bijections
+)
+eval_sizes = dict(
+    n_batches=settings["eval_batches"],
+    batch_size=settings["eval_batch_size"],
+    device=dev,
+)
 
 
 def train(model, task, training):
     config = SequenceTrainingConfig(**training)
     checkpoints = geometric_checkpoints(config.steps, settings["n_checkpoints"])
-    return train_sequence_model(model.to(dev), task, config, gen, checkpoint_steps=checkpoints)
+    return train_sequence_model(
+        model.to(dev), task, config, gen, checkpoint_steps=checkpoints
+    )
 
 
 def score(model, task, batches):
@@ -144,16 +180,26 @@ def score(model, task, batches):
 bijection_runs = {}
 for index, layout in enumerate(LAYOUTS):
     task = BijectionTask(settings["n_symbols"], layout=layout)
-    config = TransformerConfig(vocab_size=task.vocab_size, max_len=task.seq_len,
-                               **settings["bijection_model"])
+    config = TransformerConfig(
+        vocab_size=task.vocab_size, max_len=task.seq_len, **settings["bijection_model"]
+    )
     model = Transformer(config, torch.Generator().manual_seed(seed + 10 * index))
     history = train(model, task, settings["bijection_training"])
     batches = held_out_batches(task, seed=seed + 1, **eval_sizes)
-    bijection_runs[layout] = dict(task=task, config=config, model=model, history=history,
-                                  batches=batches, report=score(model, task, batches))
+    bijection_runs[layout] = dict(
+        task=task,
+        config=config,
+        model=model,
+        history=history,
+        batches=batches,
+        report=score(model, task, batches),
+    )
+
 
 def key_position_mae(report, task):
-    """Mean-curve entropy MAE (bits) over the key positions only, where the authors measure."""
+    """Mean-curve entropy MAE (bits) over the key positions only, where the authors
+    measure.
+    """
     at_keys = torch.isin(report.positions, task.key_positions)
     return (report.model_entropy - report.bayes_entropy)[at_keys].abs().mean().item()
 
@@ -162,26 +208,39 @@ res.record("n_symbols", settings["n_symbols"])
 res.record("bijection_steps", settings["bijection_training"]["steps"])
 for layout, run in bijection_runs.items():
     report, task = run["report"], run["task"]
-    res.record(f"{layout}_bijection_entropy_mae_keys_bits", key_position_mae(report, task))
+    res.record(
+        f"{layout}_bijection_entropy_mae_keys_bits", key_position_mae(report, task)
+    )
     if task.final_query_position is not None:
         final_query = report.positions == task.final_query_position
-        res.record(f"{layout}_bijection_final_query_entropy_bits",
-                   report.model_entropy[final_query].item())
+        res.record(
+            f"{layout}_bijection_final_query_entropy_bits",
+            report.model_entropy[final_query].item(),
+        )
     res.record(f"{layout}_bijection_parameters", count_parameters(run["model"]))
     res.record(f"{layout}_bijection_train_seconds", run["history"].seconds, timing=True)
     res.record(f"{layout}_bijection_entropy_mae_bits", report.mae_mean_curve)
     res.record(f"{layout}_bijection_entropy_mae_per_sample_bits", report.mae_per_sample)
     res.record(f"{layout}_bijection_kl_bits", report.kl_bits)
     res.record(f"{layout}_bijection_leaked_mass", report.leaked_mass)
-    res.record(f"{layout}_bijection_loss_fall_last_tenth", relative_fall(run["history"].loss))
-pd.DataFrame({layout: {"entropy MAE, mean curve (bits)": run["report"].mae_mean_curve,
-                       "entropy MAE, mean curve, key positions (bits)":
-                           key_position_mae(run["report"], run["task"]),
-                       "entropy MAE, per sample (bits)": run["report"].mae_per_sample,
-                       "KL to Bayes (bits)": run["report"].kl_bits,
-                       "mass outside the answer slice": run["report"].leaked_mass,
-                       "loss fall over the last tenth": relative_fall(run["history"].loss)}
-              for layout, run in bijection_runs.items()}).round(4)
+    res.record(
+        f"{layout}_bijection_loss_fall_last_tenth", relative_fall(run["history"].loss)
+    )
+pd.DataFrame(
+    {
+        layout: {
+            "entropy MAE, mean curve (bits)": run["report"].mae_mean_curve,
+            "entropy MAE, mean curve, key positions (bits)": key_position_mae(
+                run["report"], run["task"]
+            ),
+            "entropy MAE, per sample (bits)": run["report"].mae_per_sample,
+            "KL to Bayes (bits)": run["report"].kl_bits,
+            "mass outside the answer slice": run["report"].leaked_mass,
+            "loss fall over the last tenth": relative_fall(run["history"].loss),
+        }
+        for layout, run in bijection_runs.items()
+    }
+).round(4)
 
 # %% [markdown]
 # ## (b) HMM filtering and length generalisation
@@ -194,33 +253,51 @@ pd.DataFrame({layout: {"entropy MAE, mean curve (bits)": run["report"].mae_mean_
 
 # %%
 hmm = HMMFilteringTask(**settings["hmm_task"])
-hmm_tests = {K: dataclasses.replace(hmm, n_observations=K) for K in settings["hmm_test_lengths"]}
-hmm_config = TransformerConfig(vocab_size=hmm.vocab_size,
-                               max_len=max(t.seq_len for t in hmm_tests.values()),
-                               **settings["hmm_model"])
+hmm_tests = {
+    K: dataclasses.replace(hmm, n_observations=K) for K in settings["hmm_test_lengths"]
+}
+hmm_config = TransformerConfig(
+    vocab_size=hmm.vocab_size,
+    max_len=max(t.seq_len for t in hmm_tests.values()),
+    **settings["hmm_model"],
+)
 hmm_model = Transformer(hmm_config, torch.Generator().manual_seed(seed + 1))
 hmm_history = train(hmm_model, hmm, settings["hmm_training"])
 hmm_eval = held_out_batches(hmm, seed=seed + 2, **eval_sizes)
 length_batches = {hmm.n_observations: hmm_eval}
-length_batches |= {K: held_out_batches(task, seed=seed + 2 + K, **eval_sizes)
-                   for K, task in hmm_tests.items()}
-length_reports = {K: score(hmm_model, hmm, batches) for K, batches in length_batches.items()}
+length_batches |= {
+    K: held_out_batches(task, seed=seed + 2 + K, **eval_sizes)
+    for K, task in hmm_tests.items()
+}
+length_reports = {
+    K: score(hmm_model, hmm, batches) for K, batches in length_batches.items()
+}
 hmm_report = length_reports[hmm.n_observations]
 
 
 def blind_maes(task, batches):
-    """Per-sample MAEs of the observation-blind and uniform predictors on these batches."""
+    """Per-sample MAEs of the observation-blind and uniform predictors."""
     bayes = torch.cat([b.bayes_entropy_bits[:, task.query_positions] for b in batches])
     return blind_predictor_maes(bayes, task.n_states)
 
 
-length_blind = {K: blind_maes(hmm if K == hmm.n_observations else hmm_tests[K], batches)
-                for K, batches in length_batches.items()}
-pd.DataFrame({K: {"entropy MAE, mean curve (bits)": r.mae_mean_curve,
-                  "entropy MAE, per sample (bits)": r.mae_per_sample,
-                  "observation-blind predictor, per sample (bits)":
-                      length_blind[K]["average_curve"],
-                  "KL to Bayes (bits)": r.kl_bits} for K, r in length_reports.items()}).round(4)
+length_blind = {
+    K: blind_maes(hmm if K == hmm.n_observations else hmm_tests[K], batches)
+    for K, batches in length_batches.items()
+}
+pd.DataFrame(
+    {
+        K: {
+            "entropy MAE, mean curve (bits)": r.mae_mean_curve,
+            "entropy MAE, per sample (bits)": r.mae_per_sample,
+            "observation-blind predictor, per sample (bits)": length_blind[K][
+                "average_curve"
+            ],
+            "KL to Bayes (bits)": r.kl_bits,
+        }
+        for K, r in length_reports.items()
+    }
+).round(4)
 
 # %% [markdown]
 # Two references put the per-sample error in scale: a predictor that ignores the observations
@@ -245,15 +322,23 @@ res.record("hmm_leaked_mass", hmm_report.leaked_mass)
 res.record("hmm_average_curve_predictor_mae_bits", length_blind[K]["average_curve"])
 res.record("hmm_uniform_predictor_mae_bits", length_blind[K]["uniform"])
 res.record("hmm_loss_fall_last_tenth", relative_fall(hmm_history.loss))
-res.record("hmm_error_step_at_train_length_bits",
-           (errors[K:K + 5].mean() - errors[K - 5:K].mean()).item())
+res.record(
+    "hmm_error_step_at_train_length_bits",
+    (errors[K : K + 5].mean() - errors[K - 5 : K].mean()).item(),
+)
 for length in settings["hmm_test_lengths"]:
-    res.record(f"hmm_entropy_mae_per_sample_bits_length_{length}",
-               length_reports[length].mae_per_sample)
-    res.record(f"hmm_entropy_mae_bits_length_{length}", length_reports[length].mae_mean_curve)
+    res.record(
+        f"hmm_entropy_mae_per_sample_bits_length_{length}",
+        length_reports[length].mae_per_sample,
+    )
+    res.record(
+        f"hmm_entropy_mae_bits_length_{length}", length_reports[length].mae_mean_curve
+    )
     res.record(f"hmm_kl_bits_length_{length}", length_reports[length].kl_bits)
-    res.record(f"hmm_average_curve_predictor_mae_bits_length_{length}",
-               length_blind[length]["average_curve"])
+    res.record(
+        f"hmm_average_curve_predictor_mae_bits_length_{length}",
+        length_blind[length]["average_curve"],
+    )
 
 # %%
 separate = bijection_runs["separate"]
@@ -261,9 +346,16 @@ fig, axes = plt.subplots(1, 3, figsize=(13, 4))
 for layout, run in bijection_runs.items():
     task, report = run["task"], run["report"]
     keys = np.arange(1, task.n_pairs + 1)
-    axes[0].plot(keys, report.model_entropy[:task.n_pairs], "o", ms=5, label=f"{layout} layout")
-axes[0].plot(keys, separate["task"].bayes_entropy_curve(), "k--", lw=1.2,
-             label=r"Bayes $\log_2(V-k+1)$")
+    axes[0].plot(
+        keys, report.model_entropy[: task.n_pairs], "o", ms=5, label=f"{layout} layout"
+    )
+axes[0].plot(
+    keys,
+    separate["task"].bayes_entropy_curve(),
+    "k--",
+    lw=1.2,
+    label=r"Bayes $\log_2(V-k+1)$",
+)
 axes[0].set_xlabel("key index $k$")
 axes[0].set_ylabel("predictive entropy (bits)")
 axes[0].legend(fontsize=9)
@@ -277,7 +369,9 @@ axes[1].plot(span, span, "k--", lw=1)
 axes[1].set_xlabel("Bayes filter entropy (bits)")
 axes[1].set_ylabel("transformer entropy (bits)")
 for length, report in length_reports.items():
-    axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"tested at K = {length}")
+    axes[2].plot(
+        np.arange(1, length + 1), report.abs_error, label=f"tested at K = {length}"
+    )
 axes[2].axvline(hmm.n_observations, color="0.4", lw=1, ls=":")
 axes[2].set_xlabel("observation $t$")
 axes[2].set_ylabel(r"mean $|H_{model} - H_{Bayes}|$ (bits)")
@@ -295,33 +389,65 @@ show_figure("fig_entropy_calibration", fig)
 
 # %%
 for index, (layout, run) in enumerate(bijection_runs.items()):
-    mlp = MLP(MLPConfig.matching(run["config"]), torch.Generator().manual_seed(seed + 2 + index))
+    mlp = MLP(
+        MLPConfig.matching(run["config"]),
+        torch.Generator().manual_seed(seed + 2 + index),
+    )
     mlp_history = train(mlp, run["task"], settings["mlp_training"])
     run |= dict(mlp=mlp, mlp_report=score(mlp, run["task"], run["batches"]))
     res.record(f"{layout}_mlp_parameters", count_parameters(mlp))
-    res.record(f"{layout}_mlp_bijection_entropy_mae_bits", run["mlp_report"].mae_mean_curve)
-    res.record(f"{layout}_mlp_bijection_loss_fall_last_tenth", relative_fall(mlp_history.loss))
-    res.record(f"{layout}_bijection_marginal_gap_bits",
-               mean_entropy_gap_of_marginal(settings["n_symbols"], layout=layout))
-calibrated = [layout for layout, run in bijection_runs.items()
-              if run["report"].mae_mean_curve <= CALIBRATION_TARGET]
+    res.record(
+        f"{layout}_mlp_bijection_entropy_mae_bits", run["mlp_report"].mae_mean_curve
+    )
+    res.record(
+        f"{layout}_mlp_bijection_loss_fall_last_tenth", relative_fall(mlp_history.loss)
+    )
+    res.record(
+        f"{layout}_bijection_marginal_gap_bits",
+        mean_entropy_gap_of_marginal(settings["n_symbols"], layout=layout),
+    )
+calibrated = [
+    layout
+    for layout, run in bijection_runs.items()
+    if run["report"].mae_mean_curve <= CALIBRATION_TARGET
+]
 uncalibrated = [layout for layout in LAYOUTS if layout not in calibrated]
-where = ("in both layouts" if not uncalibrated else "in neither layout" if not calibrated
-         else f"in the {calibrated[0]} layout but not in the {uncalibrated[0]} one")
-on_floor = all(abs(run["mlp_report"].mae_mean_curve - mean_entropy_gap_of_marginal(
-    settings["n_symbols"], layout=layout)) <= 0.05 for layout, run in bijection_runs.items())
-glue("calibration_summary",
-     f"the transformer reaches the {CALIBRATION_TARGET}-bit calibration target {where}, and the "
-     f"MLP {'sits' if on_floor else 'does not sit'} on its context-free floor in both",
-     display=False)
-pd.DataFrame({layout: {"transformer parameters": count_parameters(run["model"]),
-                       "MLP parameters": count_parameters(run["mlp"]),
-                       "MLP entropy MAE, mean curve (bits)": run["mlp_report"].mae_mean_curve,
-                       "floor: the marginal's gap (bits)": mean_entropy_gap_of_marginal(
-                           settings["n_symbols"], layout=layout),
-                       "transformer entropy MAE, mean curve (bits)":
-                           run["report"].mae_mean_curve}
-              for layout, run in bijection_runs.items()}).round(4)
+where = (
+    "in both layouts"
+    if not uncalibrated
+    else "in neither layout"
+    if not calibrated
+    else f"in the {calibrated[0]} layout but not in the {uncalibrated[0]} one"
+)
+on_floor = all(
+    abs(
+        run["mlp_report"].mae_mean_curve
+        - mean_entropy_gap_of_marginal(settings["n_symbols"], layout=layout)
+    )
+    <= 0.05
+    for layout, run in bijection_runs.items()
+)
+glue(
+    "calibration_summary",
+    f"the transformer reaches the {CALIBRATION_TARGET}-bit calibration target {where}, "
+    "and the "
+    f"MLP {'sits' if on_floor else 'does not sit'} on its context-free floor in both",
+    display=False,
+)
+pd.DataFrame(
+    {
+        layout: {
+            "transformer parameters": count_parameters(run["model"]),
+            "MLP parameters": count_parameters(run["mlp"]),
+            "MLP entropy MAE, mean curve (bits)": run["mlp_report"].mae_mean_curve,
+            "floor: the marginal's gap (bits)": mean_entropy_gap_of_marginal(
+                settings["n_symbols"], layout=layout
+            ),
+            "transformer entropy MAE, mean curve (bits)": run["report"].mae_mean_curve,
+        }
+        for layout, run in bijection_runs.items()
+    }
+).round(4)
 
 # %% [markdown]
 # ## (d) Keys: two definitions, two layouts, against initialisation
@@ -336,8 +462,9 @@ pd.DataFrame({layout: {"transformer parameters": count_parameters(run["model"]),
 
 # %%
 for run in bijection_runs.values():
-    run["probe"] = run["task"].sample(settings["probe_size"],
-                                      torch.Generator(device=dev).manual_seed(seed + 7))
+    run["probe"] = run["task"].sample(
+        settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 7)
+    )
     run["probe_model"] = Transformer(run["config"], torch.Generator()).to(dev)
 
 
@@ -347,7 +474,9 @@ def at_step(run, step):
 
 
 def hypothesis_keys(model, task, normed):
-    """Layer-0 keys of the hypothesis tokens, ``(H, V, d_head)``, with or without the norm."""
+    """Layer-0 keys of the hypothesis tokens, ``(H, V, d_head)``, with or without the
+    norm.
+    """
     with torch.no_grad():
         hypotheses = task.hypothesis_tokens.to(dev)
         if normed:
@@ -368,43 +497,71 @@ for layout, run in bijection_runs.items():
         key_rows[layout, label] = {
             MEAN_ABS: per_head.mean(),
             "mean |cos|, best head": per_head.min(),
-            "signed mean cos, raw embeddings": key_orthogonality(raw, signed=True).mean().item(),
+            "signed mean cos, raw embeddings": key_orthogonality(raw, signed=True)
+            .mean()
+            .item(),
         }
     for label, ending in (("random init", "_random_init"), ("trained", "")):
         row = key_rows[layout, label]
         res.record(f"{layout}_key_orthogonality{ending}", row[MEAN_ABS])
-        res.record(f"{layout}_key_signed_cosine{ending}",
-                   abs(row["signed mean cos, raw embeddings"]))
-    res.record(f"{layout}_key_orthogonality_best_head", key_rows[layout, "trained"][
-        "mean |cos|, best head"])
+        res.record(
+            f"{layout}_key_signed_cosine{ending}",
+            abs(row["signed mean cos, raw embeddings"]),
+        )
+    res.record(
+        f"{layout}_key_orthogonality_best_head",
+        key_rows[layout, "trained"]["mean |cos|, best head"],
+    )
 authors = AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY
 for label, number in authors.items():
     key_rows["authors' checkpoint (separate, V = 20)", label] = {MEAN_ABS: number.value}
-    glue(f"authors_key_orthogonality_{label.replace(' ', '_')}", number.text, display=False)
+    glue(
+        f"authors_key_orthogonality_{label.replace(' ', '_')}",
+        number.text,
+        display=False,
+    )
 d_head = separate["config"].d_head
 res.record("key_orthogonality_random_directions", np.sqrt(2 / (np.pi * d_head)))
 res.record("key_orthogonality_simplex", 1 / (settings["n_symbols"] - 1))
-more_orthogonal = [layout for layout in LAYOUTS
-                   if key_rows[layout, "trained"][MEAN_ABS] < key_rows[layout, "random init"][MEAN_ABS]]
+more_orthogonal = [
+    layout
+    for layout in LAYOUTS
+    if key_rows[layout, "trained"][MEAN_ABS] < key_rows[layout, "random init"][MEAN_ABS]
+]
 for layout in LAYOUTS:
-    trained, init = key_rows[layout, "trained"][MEAN_ABS], key_rows[layout, "random init"][MEAN_ABS]
+    trained, init = (
+        key_rows[layout, "trained"][MEAN_ABS],
+        key_rows[layout, "random init"][MEAN_ABS],
+    )
     glue(f"{layout}_key_direction", "more" if trained > init else "less", display=False)
-glue("key_frame_summary",
-     f"the keys become more orthogonal than at initialisation in the "
-     f"{' and '.join(more_orthogonal)} layout" if more_orthogonal else
-     "the keys become more orthogonal than at initialisation in neither layout, and the "
-     "authors' own checkpoint moves the same way", display=False)
+glue(
+    "key_frame_summary",
+    f"the keys become more orthogonal than at initialisation in the "
+    f"{' and '.join(more_orthogonal)} layout"
+    if more_orthogonal
+    else "the keys become more orthogonal than at initialisation in neither layout, "
+    "and the authors' own checkpoint moves the same way",
+    display=False,
+)
 pd.DataFrame(key_rows).T.round(3).astype(object).fillna("–")
 
 # %%
-fig, axes = plt.subplots(4, separate["config"].n_heads,
-                         figsize=(2.3 * separate["config"].n_heads, 9.6), squeeze=False)
+fig, axes = plt.subplots(
+    4,
+    separate["config"].n_heads,
+    figsize=(2.3 * separate["config"].n_heads, 9.6),
+    squeeze=False,
+)
 for row, ((layout, label), keys) in enumerate(key_matrices.items()):
     for head in range(keys.shape[0]):
         ax = axes[row, head]
-        image = ax.imshow(cosine_matrix(keys[head]).cpu().numpy(), cmap="RdBu_r", vmin=-1, vmax=1)
-        ax.set_title(f"head {head}: mean |cos| {key_orthogonality(keys[head]).item():.2f}",
-                     fontsize=10)
+        image = ax.imshow(
+            cosine_matrix(keys[head]).cpu().numpy(), cmap="RdBu_r", vmin=-1, vmax=1
+        )
+        ax.set_title(
+            f"head {head}: mean |cos| {key_orthogonality(keys[head]).item():.2f}",
+            fontsize=10,
+        )
         ax.set_xticks([])
         ax.set_yticks([])
         ax.grid(False)
@@ -420,14 +577,19 @@ show_figure("fig_key_cosines", fig)
 # discount; this book's first measure) and at the earlier *key* positions (the authors'
 # `qk-align`).
 
+
 # %%
 def alignment_maps(run, step, key_positions):
-    """(layers, L, P) mean cos(q at key k, k at earlier position j), nan where j is later."""
+    """(layers, L, P) mean cos(q at key k, k at earlier position j), nan where j is
+    later.
+    """
     with torch.no_grad():
         _, record = at_step(run, step)(run["probe"].tokens, return_record=True)
     queries = run["task"].key_positions.to(dev)
-    maps = [query_key_alignment(layer.q, layer.k, queries, key_positions.to(dev)).mean(0)
-            for layer in record.attention]
+    maps = [
+        query_key_alignment(layer.q, layer.k, queries, key_positions.to(dev)).mean(0)
+        for layer in record.attention
+    ]
     return torch.stack(maps).cpu()
 
 
@@ -439,8 +601,9 @@ for layout, run in bijection_runs.items():
         for label, step in (("random init", 0), ("trained", final_step)):
             maps = alignment_maps(run, step, positions)
             for layer in range(maps.shape[0]):
-                alignment_rows[layout, f"{against} positions", label, layer] = np.nanmean(
-                    maps[layer].numpy())
+                alignment_rows[layout, f"{against} positions", label, layer] = (
+                    np.nanmean(maps[layer].numpy())
+                )
             if layout == "separate" and label == "trained":
                 alignment_figure[against] = maps
 alignment = pd.Series(alignment_rows, name="mean cos").unstack(2)
@@ -462,10 +625,18 @@ for row, (against, maps) in enumerate(alignment_figure.items()):
         ax.grid(False)
         ax.set_xlabel(f"earlier {against} $j$")
         ax.set_ylabel("query at key $k$")
-        for axis in (ax.xaxis, ax.yaxis):  # rows and columns count from 1, as in the text
-            axis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value + 1:.0f}"))
-        ax.set_title(f"layer {layer}, keys at {against} positions: "
-                     f"mean {np.nanmean(maps[layer].numpy()):.2f}", fontsize=10)
+        for axis in (
+            ax.xaxis,
+            ax.yaxis,
+        ):  # rows and columns count from 1, as in the text
+            axis.set_major_formatter(
+                plt.FuncFormatter(lambda value, _: f"{value + 1:.0f}")
+            )
+        ax.set_title(
+            f"layer {layer}, keys at {against} positions: "
+            f"mean {np.nanmean(maps[layer].numpy()):.2f}",
+            fontsize=10,
+        )
         fig.colorbar(image, ax=ax, shrink=0.8, label=r"$\cos(q_k, k_j)$")
 show_figure("fig_qk_alignment", fig)
 
@@ -484,11 +655,13 @@ ablation = {}
 for layer in range(separate["config"].n_layers):
     for head in range(separate["config"].n_heads):
         with model.ablated(heads={layer: [head]}):
-            ablation[layer, head] = score(model, separate["task"],
-                                          separate["batches"]).mae_mean_curve
+            ablation[layer, head] = score(
+                model, separate["task"], separate["batches"]
+            ).mae_mean_curve
     with model.ablated(bypass=[layer]):
-        ablation[layer, "bypassed"] = score(model, separate["task"],
-                                            separate["batches"]).mae_mean_curve
+        ablation[layer, "bypassed"] = score(
+            model, separate["task"], separate["batches"]
+        ).mae_mean_curve
 ablation = pd.Series(ablation, name="entropy MAE, mean curve (bits)")
 single_heads = ablation[[key for key in ablation.index if key[1] != "bypassed"]]
 important_heads = [key for key, mae in single_heads.items() if mae >= 2 * baseline]
@@ -512,38 +685,55 @@ ablation.round(4)
 # there; HMM filtering, where the entropy varies between sequences at each position, is where
 # an entropy coordinate can be told from a position coordinate.
 
+
 # %%
 def protocols_of(model, batch, scored, values, value_entropy):
     before, after = final_streams(model, batch.tokens)
-    return manifold_protocols(before, after, scored, batch.bayes_entropy_bits[:, scored],
-                              values, value_entropy)
+    return manifold_protocols(
+        before,
+        after,
+        scored,
+        batch.bayes_entropy_bits[:, scored],
+        values,
+        value_entropy,
+    )
 
 
 hmm_probe_model = Transformer(hmm_config, torch.Generator()).to(dev)
-hmm_probe = hmm.sample(settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 8))
+hmm_probe = hmm.sample(
+    settings["probe_size"], torch.Generator(device=dev).manual_seed(seed + 8)
+)
 hmm_positions = hmm.query_positions.to(dev)
 manifold_rows, manifold_inputs = {}, {}
 for layout, run in bijection_runs.items():
     task, probe = run["task"], run["probe"]
     scored, values = task.key_positions.to(dev), task.value_positions.to(dev)
     value_entropy = probe.bayes_entropy_bits[:, values + 1]
-    models = {"trained": at_step(run, max(run["history"].checkpoints)),
-              "MLP": run["mlp"]}
+    models = {
+        "trained": at_step(run, max(run["history"].checkpoints)),
+        "MLP": run["mlp"],
+    }
     for label, model in models.items():
-        manifold_rows[layout, label] = protocols_of(model, probe, scored, values,
-                                                    value_entropy)
-    manifold_rows[layout, "random init"] = protocols_of(at_step(run, 0), probe, scored,
-                                                        values, value_entropy)
+        manifold_rows[layout, label] = protocols_of(
+            model, probe, scored, values, value_entropy
+        )
+    manifold_rows[layout, "random init"] = protocols_of(
+        at_step(run, 0), probe, scored, values, value_entropy
+    )
     manifold_inputs[layout] = (task, probe, scored, values, value_entropy)
 hmm_entropy = hmm_probe.bayes_entropy_bits[:, hmm_positions]
 for label, step in (("trained", max(hmm_history.checkpoints)), ("random init", 0)):
     model = hmm_history.load_checkpoint(hmm_probe_model, step)
-    manifold_rows["hmm", label] = protocols_of(model, hmm_probe, hmm_positions,
-                                               hmm_positions, hmm_entropy)
-manifold = pd.DataFrame([dict(task=task, model=label, protocol=protocol,
-                              **dataclasses.asdict(result))
-                         for (task, label), results in manifold_rows.items()
-                         for protocol, result in results.items()])
+    manifold_rows["hmm", label] = protocols_of(
+        model, hmm_probe, hmm_positions, hmm_positions, hmm_entropy
+    )
+manifold = pd.DataFrame(
+    [
+        dict(task=task, model=label, protocol=protocol, **dataclasses.asdict(result))
+        for (task, label), results in manifold_rows.items()
+        for protocol, result in results.items()
+    ]
+)
 manifold = manifold.set_index(["task", "protocol", "model"]).sort_index()
 manifold.round(3)
 
@@ -553,8 +743,19 @@ manifold.round(3)
 # is not trained on HMM, so there the nulls are initialisation and position).
 
 # %%
-PROTOCOL_KEYS = dict(zip(PROTOCOLS, ("scored_final", "value_prenorm", "value_standardised",
-                                     "value_best_pc", "per_sequence"), strict=True))
+PROTOCOL_KEYS = dict(
+    zip(
+        PROTOCOLS,
+        (
+            "scored_final",
+            "value_prenorm",
+            "value_standardised",
+            "value_best_pc",
+            "per_sequence",
+        ),
+        strict=True,
+    )
+)
 for task_name in (*LAYOUTS, "hmm"):
     for protocol, key in PROTOCOL_KEYS.items():
         rows = manifold.loc[(task_name, protocol)]
@@ -565,33 +766,59 @@ for task_name in (*LAYOUTS, "hmm"):
         res.record(f"{prefix}_entropy_corr", trained["correlation"])
         res.record(f"{prefix}_share_strongest_null", nulls["share"].max())
         res.record(f"{prefix}_position_alone", trained["position_alone"])
-        res.record(f"{prefix}_entropy_corr_strongest_null",
-                   max(nulls["correlation"].max(), trained["position_alone"]))
-        res.record(f"{prefix}_entropy_corr_beyond_position",
-                   np.nan_to_num(trained["beyond_position"], nan=0.0))
+        res.record(
+            f"{prefix}_entropy_corr_strongest_null",
+            max(nulls["correlation"].max(), trained["position_alone"]),
+        )
+        res.record(
+            f"{prefix}_entropy_corr_beyond_position",
+            np.nan_to_num(trained["beyond_position"], nan=0.0),
+        )
         for label, row in nulls.iterrows():
-            res.record(f"{prefix}_entropy_corr_{label.lower().replace(' ', '_')}",
-                       row["correlation"])
+            res.record(
+                f"{prefix}_entropy_corr_{label.lower().replace(' ', '_')}",
+                row["correlation"],
+            )
 with torch.no_grad():
-    bayes_vectors = separate["probe"].bayes_predictive[:, separate["task"].key_positions]
-res.record("bayes_predictive_pc1_share",
-           pca(bayes_vectors.flatten(0, 1)).explained_variance_ratio[0])
+    bayes_vectors = separate["probe"].bayes_predictive[
+        :, separate["task"].key_positions
+    ]
+res.record(
+    "bayes_predictive_pc1_share",
+    pca(bayes_vectors.flatten(0, 1)).explained_variance_ratio[0],
+)
 
 # %%
-panels = (("scored, after final norm", "after"), ("value positions, before final norm", "raw"),
-          ("value positions, standardised", "standardised"))
+panels = (
+    ("scored, after final norm", "after"),
+    ("value positions, before final norm", "raw"),
+    ("value positions, standardised", "standardised"),
+)
 fig, axes = plt.subplots(4, 3, figsize=(12.5, 14), squeeze=False)
-for row, (task_name, label) in enumerate((("separate", "trained"), ("separate", "random init"),
-                                          ("hmm", "trained"), ("hmm", "random init"))):
+for row, (task_name, label) in enumerate(
+    (
+        ("separate", "trained"),
+        ("separate", "random init"),
+        ("hmm", "trained"),
+        ("hmm", "random init"),
+    )
+):
     if task_name == "hmm":
-        task, probe, scored, values, value_entropy = (hmm, hmm_probe, hmm_positions,
-                                                      hmm_positions, hmm_entropy)
+        task, probe, scored, values, value_entropy = (
+            hmm,
+            hmm_probe,
+            hmm_positions,
+            hmm_positions,
+            hmm_entropy,
+        )
         step = max(hmm_history.checkpoints) if label == "trained" else 0
         model = hmm_history.load_checkpoint(hmm_probe_model, step)
     else:
         task, probe, scored, values, value_entropy = manifold_inputs[task_name]
         run = bijection_runs[task_name]
-        model = at_step(run, max(run["history"].checkpoints) if label == "trained" else 0)
+        model = at_step(
+            run, max(run["history"].checkpoints) if label == "trained" else 0
+        )
     before, after = final_streams(model, probe.tokens)
     for column, (protocol, kind) in enumerate(panels):
         if kind == "after":
@@ -604,13 +831,21 @@ for row, (task_name, label) in enumerate((("separate", "trained"), ("separate", 
         axes_of = pca(points)
         scores = axes_of.scores[:, :2].cpu().numpy()
         ax = axes[row, column]
-        image = ax.scatter(scores[:, 0], scores[:, 1], c=colour.flatten().cpu().numpy(),
-                           cmap="viridis", s=3, alpha=0.6)
+        image = ax.scatter(
+            scores[:, 0],
+            scores[:, 1],
+            c=colour.flatten().cpu().numpy(),
+            cmap="viridis",
+            s=3,
+            alpha=0.6,
+        )
         shares = axes_of.explained_variance_ratio[:2].tolist()
         ax.set_xlabel(f"PC1 ({100 * shares[0]:.0f}%)")
         ax.set_ylabel(f"PC2 ({100 * shares[1]:.0f}%)")
-        ax.set_title(f"{'HMM' if task_name == 'hmm' else 'bijection'}, {label}:\n{protocol}",
-                     fontsize=10)
+        ax.set_title(
+            f"{'HMM' if task_name == 'hmm' else 'bijection'}, {label}:\n{protocol}",
+            fontsize=10,
+        )
     fig.colorbar(image, ax=axes[row].tolist(), label="Bayes entropy (bits)", shrink=0.9)
 show_figure("fig_value_manifold", fig)
 
@@ -642,7 +877,9 @@ show_figure("fig_value_manifold", fig)
 task, probe = separate["task"], separate["probe"]
 scored = task.key_positions.to(dev)
 steps = sorted(separate["history"].checkpoints)
-heads_that_matter = important_heads or [max(single_heads.items(), key=lambda item: item[1])[0]]
+heads_that_matter = important_heads or [
+    max(single_heads.items(), key=lambda item: item[1])[0]
+]
 
 
 def snapshot(step):
@@ -650,17 +887,25 @@ def snapshot(step):
     with torch.no_grad():
         _, record = model(probe.tokens, return_record=True)
     gradients = routing_value_gradient_norms(model, probe.tokens, probe)
-    weights = torch.stack([record.attention[layer].weights[:, head]
-                           for layer, head in heads_that_matter])
+    weights = torch.stack(
+        [record.attention[layer].weights[:, head] for layer, head in heads_that_matter]
+    )
     points = record.final[:, scored].flatten(0, 1)
-    return dict(ratio=gradients.ratio, weights=weights,
-                keys=hypothesis_keys(model, task, normed=True),
-                direction=probe_direction(points, probe.bayes_entropy_bits[:, scored].flatten()),
-                mae=score(model, task, separate["batches"]).mae_mean_curve)
+    return dict(
+        ratio=gradients.ratio,
+        weights=weights,
+        keys=hypothesis_keys(model, task, normed=True),
+        direction=probe_direction(
+            points, probe.bayes_entropy_bits[:, scored].flatten()
+        ),
+        mae=score(model, task, separate["batches"]).mae_mean_curve,
+    )
 
 
 def key_subspace(keys):
-    """``(d_head, r)`` orthonormal basis of the ``r`` leading directions of one head's keys."""
+    """``(d_head, r)`` orthonormal basis of the ``r`` leading directions of one head's
+    keys.
+    """
     return torch.linalg.svd(keys.double(), full_matrices=False).Vh[:FRAME_RANK].T
 
 
@@ -668,28 +913,42 @@ FRAME_RANK = 3  # the leading directions of the V keys compared between checkpoi
 snapshots = {step: snapshot(step) for step in steps}
 final = snapshots[steps[-1]]
 directions = torch.stack([snapshots[step]["direction"] for step in steps])
-dynamics = pd.DataFrame({
-    "step": steps,
-    "routing / value gradient": [snapshots[s]["ratio"].mean().item() for s in steps],
-    "key frame: 1 - similarity": [1 - np.mean([subspace_similarity(key_subspace(k),
-                                                                   key_subspace(f))
-                                               for k, f in zip(snapshots[s]["keys"],
-                                                               final["keys"], strict=True)])
-                                  for s in steps],
-    "attention of the heads that matter: TV": [
-        attention_drift(snapshots[s]["weights"], final["weights"], scored) for s in steps],
-    "entropy direction: 1 - |cos|": (1 - direction_stability(directions)).tolist(),
-    "entropy MAE (bits)": [snapshots[s]["mae"] for s in steps],
-}).set_index("step")
+dynamics = pd.DataFrame(
+    {
+        "step": steps,
+        "routing / value gradient": [
+            snapshots[s]["ratio"].mean().item() for s in steps
+        ],
+        "key frame: 1 - similarity": [
+            1
+            - np.mean(
+                [
+                    subspace_similarity(key_subspace(k), key_subspace(f))
+                    for k, f in zip(snapshots[s]["keys"], final["keys"], strict=True)
+                ]
+            )
+            for s in steps
+        ],
+        "attention of the heads that matter: TV": [
+            attention_drift(snapshots[s]["weights"], final["weights"], scored)
+            for s in steps
+        ],
+        "entropy direction: 1 - |cos|": (1 - direction_stability(directions)).tolist(),
+        "entropy MAE (bits)": [snapshots[s]["mae"] for s in steps],
+    }
+).set_index("step")
 for layer in range(separate["config"].n_layers):
     dynamics[f"routing / value gradient, layer {layer}"] = [
-        snapshots[s]["ratio"][layer].item() for s in steps]
+        snapshots[s]["ratio"][layer].item() for s in steps
+    ]
 dynamics.round(4)
 
 # %%
-SETTLING = {"key frame": "key frame: 1 - similarity",
-            "attention": "attention of the heads that matter: TV",
-            "entropy direction": "entropy direction: 1 - |cos|"}
+SETTLING = {
+    "key frame": "key frame: 1 - similarity",
+    "attention": "attention of the heads that matter: TV",
+    "entropy direction": "entropy direction: 1 - |cos|",
+}
 distances = torch.tensor(dynamics[list(SETTLING.values())].to_numpy())
 mae = torch.tensor(dynamics["entropy MAE (bits)"].to_numpy())
 log_excess = mae.log() - mae[-1].log()  # precision is gained by factors: a log scale
@@ -702,11 +961,17 @@ ratio = dynamics["routing / value gradient"]
 res.record("routing_value_gradient_ratio_peak", ratio.max())
 res.record("routing_value_gradient_ratio_final", ratio.iloc[-1])
 res.record("routing_value_gradient_ratio_fall", ratio.iloc[-1] / ratio.max())
-res.record("mae_fall_after_attention_settle",
-           dynamics.loc[settle["attention"], "entropy MAE (bits)"] / mae[-1].item())
-glue("precision_after_attention",
-     "kept improving" if dynamics.loc[settle["attention"], "entropy MAE (bits)"] >= 2 * mae[-1]
-     else "had nearly stopped improving", display=False)
+res.record(
+    "mae_fall_after_attention_settle",
+    dynamics.loc[settle["attention"], "entropy MAE (bits)"] / mae[-1].item(),
+)
+glue(
+    "precision_after_attention",
+    "kept improving"
+    if dynamics.loc[settle["attention"], "entropy MAE (bits)"] >= 2 * mae[-1]
+    else "had nearly stopped improving",
+    display=False,
+)
 res.record("key_subspace_similarity_random", FRAME_RANK / separate["config"].d_head)
 res.record("attention_settle_fraction", settle["attention"] / steps[-1])
 pd.Series(settle, name="settle step")
@@ -715,20 +980,37 @@ pd.Series(settle, name="settle step")
 fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.4))
 shown = dynamics.index.to_numpy()
 for layer in range(separate["config"].n_layers):
-    left.plot(shown, dynamics[f"routing / value gradient, layer {layer}"], "o-",
-              label=f"layer {layer}")
+    left.plot(
+        shown,
+        dynamics[f"routing / value gradient, layer {layer}"],
+        "o-",
+        label=f"layer {layer}",
+    )
 left.set_xscale("symlog", linthresh=10)
 left.set_xlim(0, steps[-1] * 1.1)
 left.set_yscale("log")
 left.set_xlabel("training step")
-left.set_ylabel(r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$")
+left.set_ylabel(
+    r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$"
+)
 left.set_title("routing against value gradients", fontsize=11)
 left.legend(fontsize=9)
 for (name, column), marker in zip(SETTLING.items(), "osD", strict=True):
-    right.plot(shown, dynamics[column] / dynamics[column].iloc[0], f"{marker}-", ms=4,
-               label=f"{name} (settles at step {settle[name]})")
-right.plot(shown, log_excess / log_excess[0], "^--", ms=4,
-           label=f"entropy MAE, log of its excess factor (settles at step {settle['precision']})")
+    right.plot(
+        shown,
+        dynamics[column] / dynamics[column].iloc[0],
+        f"{marker}-",
+        ms=4,
+        label=f"{name} (settles at step {settle[name]})",
+    )
+right.plot(
+    shown,
+    log_excess / log_excess[0],
+    "^--",
+    ms=4,
+    label="entropy MAE, log of its excess factor "
+    f"(settles at step {settle['precision']})",
+)
 right.axhline(0.1, color="0.5", lw=1, ls=":")
 right.set_xscale("symlog", linthresh=10)
 right.set_xlim(0, steps[-1] * 1.1)

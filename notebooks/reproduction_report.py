@@ -57,13 +57,17 @@ _, _, res = setup_notebook("reproduction_report", profile, device, seed)
 
 ROUND_OFF = Null("float64 round-off")
 FLOOR = Null("context-free floor", "bijection_marginal_gap_bits")
-BLIND = Null("observation-blind predictor (average Bayes curve)",
-             "hmm_average_curve_predictor_mae_bits")
-BLIND_MEAN_CURVE = Null("observation-blind predictor (mean-curve MAE 0 by construction)",
-                        value=0.0)
+BLIND = Null(
+    "observation-blind predictor (average Bayes curve)",
+    "hmm_average_curve_predictor_mae_bits",
+)
+BLIND_MEAN_CURVE = Null(
+    "observation-blind predictor (mean-curve MAE 0 by construction)", value=0.0
+)
 PLATEAU = Null("uniform-posterior plateau", "hmm_uniform_predictor_mae_bits")
 CHANCE = Null("chance (1 / values)", "recall_chance_accuracy")
-FALL = 0.01  # the largest fall of the loss over the last tenth of training that counts as done
+# the largest fall of the loss over the last tenth of training that counts as done
+FALL = 0.01
 
 
 def quoted(number) -> str:
@@ -76,190 +80,450 @@ def learning(metric: str) -> StillLearning:
 
 
 def solved(task: str) -> Solved:
-    """Chapter 4's geometry needs a model that solved its task (the quick calibration target)."""
-    metric = "hmm_entropy_mae_bits" if task == "hmm" else f"{task}_bijection_entropy_mae_keys_bits"
+    """Chapter 4's geometry needs a model that solved its task (the quick calibration
+    target).
+    """
+    metric = (
+        "hmm_entropy_mae_bits"
+        if task == "hmm"
+        else f"{task}_bijection_entropy_mae_keys_bits"
+    )
     return Solved(metric, max_error=0.05)
 
 
 CLAIMS = [
-    Claim("The advantage routing law dL/ds = α(b − E_α b) is exact (max abs error, float64)",
-          "Paper II, score gradient", "exact", "score_gradient", "routing_law_max_abs_error",
-          ROUND_OFF, Bound(1e-10)),
-    Claim("All closed-form gradients (q, k, v, W_Q, W_K, W_V) match autograd (max abs error)",
-          "Paper II, first-order analysis", "exact", "score_gradient",
-          "closed_form_max_abs_error", ROUND_OFF, Bound(1e-10)),
-    Claim("A small descent step on the scores moves attention toward better-than-average keys "
-          "(fraction of rows)", "Paper II, routing interpretation", "all rows", "score_gradient",
-          "mass_shift_fraction_up", Null("a random score step (half the rows)", value=0.5),
-          Bound(1.0, at_most=False)),
-    Claim("The value update Δv_j = −η Σ_i α_ij u_i is exact (max abs error, float64)",
-          "Paper II, value update", "exact", "value_update", "value_update_max_abs_error",
-          ROUND_OFF, Bound(1e-10)),
-    Claim("The feedback loop specializes values: the coupled run ends more specialized than both "
-          "ablations on every seed (smallest margin over the better ablation)",
-          "Paper II, positive feedback", "coupled > ablations", "value_update",
-          "specialization_margin_min", Null("the better ablation (margin 0)", value=0.0),
-          BeatsNull(at_most=False)),
-    Claim("EM-like reaches SGD's final loss in fewer steps on every seed (seeds faster, of 5)",
-          "Paper II, sticky chain", "EM-like faster", "em_reading", "em_faster_seeds",
-          Null("SGD against itself (no seed faster)", value=0.0), Bound(5, at_most=False)),
-    Claim("EM-like speed-up to SGD's 1000-step loss (authors' pooled threshold)",
-          "Paper II, sticky chain", STICKY_CHAIN["em_speedup"].text, "em_reading",
-          "em_speedup_pooled", Null("SGD (speed-up 1)", value=1.0),
-          Quantity(paper=STICKY_CHAIN["em_speedup"].value, rel_tol=0.25, direction=1.0)),
-    Claim("Steps for EM-like to reach SGD's final loss (authors' pooled threshold)",
-          "Paper II, sticky chain", STICKY_CHAIN["em_steps_to_sgd_final"].text, "em_reading",
-          "em_steps_to_sgd_final_pooled", Null("SGD (all 1000 steps)", value=1000.0),
-          Quantity(paper=STICKY_CHAIN["em_steps_to_sgd_final"].value, rel_tol=0.25,
-                   direction=1000)),
-    Claim("EM-like ends with a lower predictive entropy than SGD (nats)",
-          "Paper II, sticky chain", "lower", "em_reading", "em_final_entropy",
-          Null("SGD", "sgd_final_entropy"), BeatsNull()),
-    Claim("EM-like ends with a higher accuracy than SGD", "Paper II, sticky chain", "higher",
-          "em_reading", "em_final_accuracy", Null("SGD", "sgd_final_accuracy"),
-          BeatsNull(at_most=False)),
-    Claim("EM-like ends closer to the minimum than SGD (gap to the exact Bayes predictor, nats)",
-          "Paper II, sticky chain", "closer", "em_reading", "em_gap_to_bayes",
-          Null("SGD", "sgd_gap_to_bayes"), BeatsNull()),
-    Claim("Value trajectories are longer under EM-like (path length, EM-like / SGD)",
-          "Paper II, value PCA trajectories", "longer", "em_reading", "em_path_length_ratio",
-          Null("SGD (ratio 1)", value=1.0), BeatsNull(at_most=False)),
-    Claim("Value trajectories are more coherent under EM-like (straightness, net / path length)",
-          "Paper II, value PCA trajectories", "more coherent", "em_reading",
-          "em_path_straightness", Null("SGD", "sgd_path_straightness"),
-          BeatsNull(at_most=False)),
-    Claim("Attention settles before the values in the sticky chain (EM-like seeds in which the "
-          "attention is half-way to its final state first, of 5)",
-          "Paper II, frame-precision dissociation", "attention first", "em_reading",
-          "em_attention_first_seeds", Null("no order (half the seeds)", value=2.5),
-          Bound(5, at_most=False), learning("em_loss_fall_last_tenth")),
-    *[Claim(f"A small transformer matches the Bayes entropy on bijection elimination, {layout} "
-            "layout (MAE of the mean curve at the key positions, where the authors measure, "
+    Claim(
+        "The advantage routing law dL/ds = α(b − E_α b) is exact (max abs error, "
+        "float64)",
+        "Paper II, score gradient",
+        "exact",
+        "score_gradient",
+        "routing_law_max_abs_error",
+        ROUND_OFF,
+        Bound(1e-10),
+    ),
+    Claim(
+        "All closed-form gradients (q, k, v, W_Q, W_K, W_V) match autograd (max abs "
+        "error)",
+        "Paper II, first-order analysis",
+        "exact",
+        "score_gradient",
+        "closed_form_max_abs_error",
+        ROUND_OFF,
+        Bound(1e-10),
+    ),
+    Claim(
+        "A small descent step on the scores moves attention toward better-than-average "
+        "keys "
+        "(fraction of rows)",
+        "Paper II, routing interpretation",
+        "all rows",
+        "score_gradient",
+        "mass_shift_fraction_up",
+        Null("a random score step (half the rows)", value=0.5),
+        Bound(1.0, at_most=False),
+    ),
+    Claim(
+        "The value update Δv_j = −η Σ_i α_ij u_i is exact (max abs error, float64)",
+        "Paper II, value update",
+        "exact",
+        "value_update",
+        "value_update_max_abs_error",
+        ROUND_OFF,
+        Bound(1e-10),
+    ),
+    Claim(
+        "The feedback loop specializes values: the coupled run ends more specialized "
+        "than both "
+        "ablations on every seed (smallest margin over the better ablation)",
+        "Paper II, positive feedback",
+        "coupled > ablations",
+        "value_update",
+        "specialization_margin_min",
+        Null("the better ablation (margin 0)", value=0.0),
+        BeatsNull(at_most=False),
+    ),
+    Claim(
+        "EM-like reaches SGD's final loss in fewer steps on every seed (seeds faster, "
+        "of 5)",
+        "Paper II, sticky chain",
+        "EM-like faster",
+        "em_reading",
+        "em_faster_seeds",
+        Null("SGD against itself (no seed faster)", value=0.0),
+        Bound(5, at_most=False),
+    ),
+    Claim(
+        "EM-like speed-up to SGD's 1000-step loss (authors' pooled threshold)",
+        "Paper II, sticky chain",
+        STICKY_CHAIN["em_speedup"].text,
+        "em_reading",
+        "em_speedup_pooled",
+        Null("SGD (speed-up 1)", value=1.0),
+        Quantity(paper=STICKY_CHAIN["em_speedup"].value, rel_tol=0.25, direction=1.0),
+    ),
+    Claim(
+        "Steps for EM-like to reach SGD's final loss (authors' pooled threshold)",
+        "Paper II, sticky chain",
+        STICKY_CHAIN["em_steps_to_sgd_final"].text,
+        "em_reading",
+        "em_steps_to_sgd_final_pooled",
+        Null("SGD (all 1000 steps)", value=1000.0),
+        Quantity(
+            paper=STICKY_CHAIN["em_steps_to_sgd_final"].value,
+            rel_tol=0.25,
+            direction=1000,
+        ),
+    ),
+    Claim(
+        "EM-like ends with a lower predictive entropy than SGD (nats)",
+        "Paper II, sticky chain",
+        "lower",
+        "em_reading",
+        "em_final_entropy",
+        Null("SGD", "sgd_final_entropy"),
+        BeatsNull(),
+    ),
+    Claim(
+        "EM-like ends with a higher accuracy than SGD",
+        "Paper II, sticky chain",
+        "higher",
+        "em_reading",
+        "em_final_accuracy",
+        Null("SGD", "sgd_final_accuracy"),
+        BeatsNull(at_most=False),
+    ),
+    Claim(
+        "EM-like ends closer to the minimum than SGD (gap to the exact Bayes "
+        "predictor, nats)",
+        "Paper II, sticky chain",
+        "closer",
+        "em_reading",
+        "em_gap_to_bayes",
+        Null("SGD", "sgd_gap_to_bayes"),
+        BeatsNull(),
+    ),
+    Claim(
+        "Value trajectories are longer under EM-like (path length, EM-like / SGD)",
+        "Paper II, value PCA trajectories",
+        "longer",
+        "em_reading",
+        "em_path_length_ratio",
+        Null("SGD (ratio 1)", value=1.0),
+        BeatsNull(at_most=False),
+    ),
+    Claim(
+        "Value trajectories are more coherent under EM-like (straightness, net / path "
+        "length)",
+        "Paper II, value PCA trajectories",
+        "more coherent",
+        "em_reading",
+        "em_path_straightness",
+        Null("SGD", "sgd_path_straightness"),
+        BeatsNull(at_most=False),
+    ),
+    Claim(
+        "Attention settles before the values in the sticky chain (EM-like seeds in "
+        "which the "
+        "attention is half-way to its final state first, of 5)",
+        "Paper II, frame-precision dissociation",
+        "attention first",
+        "em_reading",
+        "em_attention_first_seeds",
+        Null("no order (half the seeds)", value=2.5),
+        Bound(5, at_most=False),
+        learning("em_loss_fall_last_tenth"),
+    ),
+    *[
+        Claim(
+            "A small transformer matches the Bayes entropy on bijection elimination, "
+            f"{layout} "
+            "layout (MAE of the mean curve at the key positions, where the authors "
+            "measure, "
             "bits; the quick target is 0.05)",
-            "Paper I, bijection wind tunnel", quoted(ENTROPY_MAE_BITS["transformer", "bijection"]),
-            "manifold_formation", f"{layout}_bijection_entropy_mae_keys_bits",
-            Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"), Bound(0.05),
-            learning(f"{layout}_bijection_loss_fall_last_tenth"))
-      for layout in ("separate", "shared")],
-    Claim("A small transformer matches the Bayes entropy on HMM filtering "
-          "(MAE of the mean curve, bits; the quick target is 0.05)",
-          "Paper I, HMM wind tunnel", quoted(ENTROPY_MAE_BITS["transformer", "hmm"]),
-          "manifold_formation", "hmm_entropy_mae_bits", BLIND_MEAN_CURVE, Bound(0.05),
-          learning("hmm_loss_fall_last_tenth")),
-    Claim("A small transformer tracks the Bayes entropy of each HMM sequence (per-sample MAE, "
-          "bits, at most half that of the observation-blind predictor)",
-          "Paper I, HMM wind tunnel", "per-sample MAE not reported", "manifold_formation",
-          "hmm_entropy_mae_per_sample_bits", BLIND, BeatsNull(factor=0.5),
-          learning("hmm_loss_fall_last_tenth")),
-    Claim("HMM filtering generalises to 50 observations after training on 20 (per-sample MAE, "
-          "bits, at most half that of the observation-blind predictor at that length)",
-          "Paper I, length generalisation", "without discontinuity", "manifold_formation",
-          "hmm_entropy_mae_per_sample_bits_length_50",
-          Null("observation-blind predictor at 50 observations",
-               "hmm_average_curve_predictor_mae_bits_length_50"), BeatsNull(factor=0.5),
-          learning("hmm_loss_fall_last_tenth")),
-    Claim("A capacity-matched MLP cannot use the context on bijection elimination (MAE of the "
-          "mean curve, bits, within 0.05 of the context-free floor)", "Paper I, MLP control",
-          quoted(ENTROPY_MAE_BITS["mlp", "bijection"]), "manifold_formation",
-          "separate_mlp_bijection_entropy_mae_bits",
-          Null("context-free floor", "separate_bijection_marginal_gap_bits"), AtNull(0.05),
-          learning("separate_mlp_bijection_loss_fall_last_tenth")),
-    *[Claim(f"Keys of the hypothesis tokens are more orthogonal than at initialisation, {layout} "
-            "layout (mean |off-diagonal cosine| after the first norm and W_K, layer 0, mean of "
-            "heads)", "Paper I, key orthogonality",
+            "Paper I, bijection wind tunnel",
+            quoted(ENTROPY_MAE_BITS["transformer", "bijection"]),
+            "manifold_formation",
+            f"{layout}_bijection_entropy_mae_keys_bits",
+            Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"),
+            Bound(0.05),
+            learning(f"{layout}_bijection_loss_fall_last_tenth"),
+        )
+        for layout in ("separate", "shared")
+    ],
+    Claim(
+        "A small transformer matches the Bayes entropy on HMM filtering "
+        "(MAE of the mean curve, bits; the quick target is 0.05)",
+        "Paper I, HMM wind tunnel",
+        quoted(ENTROPY_MAE_BITS["transformer", "hmm"]),
+        "manifold_formation",
+        "hmm_entropy_mae_bits",
+        BLIND_MEAN_CURVE,
+        Bound(0.05),
+        learning("hmm_loss_fall_last_tenth"),
+    ),
+    Claim(
+        "A small transformer tracks the Bayes entropy of each HMM sequence (per-sample "
+        "MAE, "
+        "bits, at most half that of the observation-blind predictor)",
+        "Paper I, HMM wind tunnel",
+        "per-sample MAE not reported",
+        "manifold_formation",
+        "hmm_entropy_mae_per_sample_bits",
+        BLIND,
+        BeatsNull(factor=0.5),
+        learning("hmm_loss_fall_last_tenth"),
+    ),
+    Claim(
+        "HMM filtering generalises to 50 observations after training on 20 (per-sample "
+        "MAE, "
+        "bits, at most half that of the observation-blind predictor at that length)",
+        "Paper I, length generalisation",
+        "without discontinuity",
+        "manifold_formation",
+        "hmm_entropy_mae_per_sample_bits_length_50",
+        Null(
+            "observation-blind predictor at 50 observations",
+            "hmm_average_curve_predictor_mae_bits_length_50",
+        ),
+        BeatsNull(factor=0.5),
+        learning("hmm_loss_fall_last_tenth"),
+    ),
+    Claim(
+        "A capacity-matched MLP cannot use the context on bijection elimination (MAE "
+        "of the "
+        "mean curve, bits, within 0.05 of the context-free floor)",
+        "Paper I, MLP control",
+        quoted(ENTROPY_MAE_BITS["mlp", "bijection"]),
+        "manifold_formation",
+        "separate_mlp_bijection_entropy_mae_bits",
+        Null("context-free floor", "separate_bijection_marginal_gap_bits"),
+        AtNull(0.05),
+        learning("separate_mlp_bijection_loss_fall_last_tenth"),
+    ),
+    *[
+        Claim(
+            "Keys of the hypothesis tokens are more orthogonal than at "
+            f"initialisation, {layout} "
+            "layout (mean |off-diagonal cosine| after the first norm and W_K, layer 0, "
+            "mean of "
+            "heads)",
+            "Paper I, key orthogonality",
             "orthogonal frame; the authors' own checkpoint: "
             f"{AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY['trained'].text} trained against "
             f"{AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY['random init'].text} at init",
             "manifold_formation",
             f"{layout}_key_orthogonality",
-            Null("random init", f"{layout}_key_orthogonality_random_init"), BeatsNull(),
-            learning(f"{layout}_bijection_loss_fall_last_tenth"), solved(layout))
-      for layout in ("separate", "shared")],
-    Claim("Keys are orthogonal on average under the figure script's definition, shared layout "
-          "(|signed mean cosine| of raw embeddings through W_K, at most 0.1)",
-          "Paper I, key orthogonality (figure)", "near zero", "manifold_formation",
-          "shared_key_signed_cosine", Null("random init", "shared_key_signed_cosine_random_init"),
-          Bound(0.1), learning("shared_bijection_loss_fall_last_tenth"), solved("shared")),
-    *[Claim(f"Value manifold, {layout} layout: PC1 carries most of the variance (share; value "
+            Null("random init", f"{layout}_key_orthogonality_random_init"),
+            BeatsNull(),
+            learning(f"{layout}_bijection_loss_fall_last_tenth"),
+            solved(layout),
+        )
+        for layout in ("separate", "shared")
+    ],
+    Claim(
+        "Keys are orthogonal on average under the figure script's definition, shared "
+        "layout "
+        "(|signed mean cosine| of raw embeddings through W_K, at most 0.1)",
+        "Paper I, key orthogonality (figure)",
+        "near zero",
+        "manifold_formation",
+        "shared_key_signed_cosine",
+        Null("random init", "shared_key_signed_cosine_random_init"),
+        Bound(0.1),
+        learning("shared_bijection_loss_fall_last_tenth"),
+        solved("shared"),
+    ),
+    *[
+        Claim(
+            f"Value manifold, {layout} layout: PC1 carries most of the variance "
+            "(share; value "
             "positions before the final norm, standardised, as the authors' "
-            "analyze_value_manifold)", "Paper I, value manifold", VALUE_MANIFOLD_PC1_SHARE.text,
-            "manifold_formation", f"{layout}_manifold_value_standardised_share",
-            Null("the larger of random init and the MLP",
-                 f"{layout}_manifold_value_standardised_share_strongest_null"),
+            "analyze_value_manifold)",
+            "Paper I, value manifold",
+            VALUE_MANIFOLD_PC1_SHARE.text,
+            "manifold_formation",
+            f"{layout}_manifold_value_standardised_share",
+            Null(
+                "the larger of random init and the MLP",
+                f"{layout}_manifold_value_standardised_share_strongest_null",
+            ),
             Quantity(paper=VALUE_MANIFOLD_PC1_SHARE.value, rel_tol=0.1, direction=0.5),
-            learning(f"{layout}_bijection_loss_fall_last_tenth"), solved(layout))
-      for layout in ("separate", "shared")],
-    *[Claim(f"Value manifold, {name}: PC1 orders the representations by posterior entropy "
+            learning(f"{layout}_bijection_loss_fall_last_tenth"),
+            solved(layout),
+        )
+        for layout in ("separate", "shared")
+    ],
+    *[
+        Claim(
+            f"Value manifold, {name}: PC1 orders the representations by posterior "
+            "entropy "
             "(|Spearman|, same protocol; at least 0.8 and 0.1 above every null)",
-            "Paper I, value manifold", "strong correlation", "manifold_formation",
+            "Paper I, value manifold",
+            "strong correlation",
+            "manifold_formation",
             f"{task}_manifold_value_standardised_entropy_corr",
-            Null("the strongest of random init, the MLP and position alone",
-                 f"{task}_manifold_value_standardised_entropy_corr_strongest_null"),
-            Bound(0.8, at_most=False, margin=0.1), learning(fall), solved(task))
-      for task, name, fall in (
-          ("separate", "bijection (separate layout)", "separate_bijection_loss_fall_last_tenth"),
-          ("shared", "bijection (shared layout)", "shared_bijection_loss_fall_last_tenth"),
-          ("hmm", "HMM filtering", "hmm_loss_fall_last_tenth"))],
-    Claim("Routing gradients fade while value gradients go on (‖∂L/∂s‖ / ‖∂L/∂v‖ at the end of "
-          "training over its peak, mean of layers; at most 0.5)",
-          "Paper I, frame-precision dissociation", "frame settles, precision refines",
-          "manifold_formation", "routing_value_gradient_ratio_fall",
-          Null("a constant ratio", value=1.0), Bound(0.5),
-          learning("separate_bijection_loss_fall_last_tenth"), solved("separate")),
-    Claim("Precision keeps improving after the attention of the heads that matter has settled "
-          "(entropy MAE at the settle step over the final MAE; at least 2)",
-          "Paper I, frame-precision dissociation", "attention early", "manifold_formation",
-          "mae_fall_after_attention_settle", Null("no gain after settling", value=1.0),
-          Bound(2.0, at_most=False), learning("separate_bijection_loss_fall_last_tenth"),
-          solved("separate")),
+            Null(
+                "the strongest of random init, the MLP and position alone",
+                f"{task}_manifold_value_standardised_entropy_corr_strongest_null",
+            ),
+            Bound(0.8, at_most=False, margin=0.1),
+            learning(fall),
+            solved(task),
+        )
+        for task, name, fall in (
+            (
+                "separate",
+                "bijection (separate layout)",
+                "separate_bijection_loss_fall_last_tenth",
+            ),
+            (
+                "shared",
+                "bijection (shared layout)",
+                "shared_bijection_loss_fall_last_tenth",
+            ),
+            ("hmm", "HMM filtering", "hmm_loss_fall_last_tenth"),
+        )
+    ],
+    Claim(
+        "Routing gradients fade while value gradients go on (‖∂L/∂s‖ / ‖∂L/∂v‖ at the "
+        "end of "
+        "training over its peak, mean of layers; at most 0.5)",
+        "Paper I, frame-precision dissociation",
+        "frame settles, precision refines",
+        "manifold_formation",
+        "routing_value_gradient_ratio_fall",
+        Null("a constant ratio", value=1.0),
+        Bound(0.5),
+        learning("separate_bijection_loss_fall_last_tenth"),
+        solved("separate"),
+    ),
+    Claim(
+        "Precision keeps improving after the attention of the heads that matter has "
+        "settled "
+        "(entropy MAE at the settle step over the final MAE; at least 2)",
+        "Paper I, frame-precision dissociation",
+        "attention early",
+        "manifold_formation",
+        "mae_fall_after_attention_settle",
+        Null("no gain after settling", value=1.0),
+        Bound(2.0, at_most=False),
+        learning("separate_bijection_loss_fall_last_tenth"),
+        solved("separate"),
+    ),
 ]
 ARCH_NAMES = {"transformer": "Transformer", "mamba": "Mamba", "lstm": "LSTM"}
 for arch, name in ARCH_NAMES.items():
-    CLAIMS.append(Claim(
-        f"{name} matches the Bayes entropy on bijection elimination (MAE of the mean curve, "
-        "bits, mean of seeds)", "Paper I, architecture comparison",
-        quoted(ENTROPY_MAE_BITS[arch, "bijection"]), "content_routing", f"mae_bits_{arch}_bijection",
-        FLOOR, Bound(0.05), learning(f"loss_fall_last_tenth_{arch}_bijection")))
+    CLAIMS.append(
+        Claim(
+            f"{name} matches the Bayes entropy on bijection elimination (MAE of the "
+            "mean curve, "
+            "bits, mean of seeds)",
+            "Paper I, architecture comparison",
+            quoted(ENTROPY_MAE_BITS[arch, "bijection"]),
+            "content_routing",
+            f"mae_bits_{arch}_bijection",
+            FLOOR,
+            Bound(0.05),
+            learning(f"loss_fall_last_tenth_{arch}_bijection"),
+        )
+    )
 for arch in ("transformer", "mamba"):
-    CLAIMS.append(Claim(
-        f"{ARCH_NAMES[arch]} tracks the Bayes entropy on HMM filtering (per-sample MAE, bits, "
-        "mean of seeds; at most half the observation-blind predictor's)",
-        "Paper I, architecture comparison", quoted(ENTROPY_MAE_BITS[arch, "hmm"]),
-        "content_routing", f"mae_per_sample_bits_{arch}_hmm", BLIND, BeatsNull(factor=0.5),
-        learning(f"loss_fall_last_tenth_{arch}_hmm")))
+    CLAIMS.append(
+        Claim(
+            f"{ARCH_NAMES[arch]} tracks the Bayes entropy on HMM filtering (per-sample "
+            "MAE, bits, "
+            "mean of seeds; at most half the observation-blind predictor's)",
+            "Paper I, architecture comparison",
+            quoted(ENTROPY_MAE_BITS[arch, "hmm"]),
+            "content_routing",
+            f"mae_per_sample_bits_{arch}_hmm",
+            BLIND,
+            BeatsNull(factor=0.5),
+            learning(f"loss_fall_last_tenth_{arch}_hmm"),
+        )
+    )
 CLAIMS += [
-    *[Claim(f"Mamba, {variant} variant at depth 2, tracks the Bayes entropy on HMM filtering "
+    *[
+        Claim(
+            f"Mamba, {variant} variant at depth 2, tracks the Bayes entropy on HMM "
+            "filtering "
             "(per-sample MAE, bits, mean of seeds; at most half the observation-blind "
-            "predictor's)", "Paper I v3, the authors' HMM Mamba",
-            quoted(ENTROPY_MAE_BITS["mamba", "hmm"]), "content_routing",
-            f"mae_per_sample_bits_mamba_{variant}_deep_hmm", BLIND, BeatsNull(factor=0.5),
-            learning(f"loss_fall_last_tenth_mamba_{variant}_deep_hmm"))
-      for variant in ("standard", "authors")],
-    Claim("The LSTM fails HMM filtering: it stays on the uniform-posterior plateau (per-sample "
-          "MAE, bits, within 0.05)", "Paper I, architecture comparison",
-          quoted(ENTROPY_MAE_BITS["lstm", "hmm"]), "content_routing", "mae_per_sample_bits_lstm_hmm",
-          PLATEAU, AtNull(0.05), learning("loss_fall_last_tenth_lstm_hmm")),
-    Claim("A capacity-matched MLP cannot use the context on bijection elimination (MAE, bits, "
-          "mean of seeds, within 0.05 of the context-free floor)", "Paper I, MLP control",
-          quoted(ENTROPY_MAE_BITS["mlp", "bijection"]), "content_routing", "mae_bits_mlp_bijection",
-          FLOOR, AtNull(0.05), learning("loss_fall_last_tenth_mlp_bijection")),
-    Claim("The transformer solves associative recall (accuracy, mean of seeds)",
-          "Paper I v3, associative recall", RECALL_ACCURACY["transformer"].text,
-          "content_routing", "recall_accuracy_transformer", CHANCE, Bound(0.99, at_most=False),
-          learning("loss_fall_last_tenth_transformer_recall")),
-    Claim("Mamba solves associative recall (accuracy, mean of seeds)",
-          "Paper I v3, associative recall", RECALL_ACCURACY["mamba"].text, "content_routing",
-          "recall_accuracy_mamba", CHANCE,
-          Quantity(paper=RECALL_ACCURACY["mamba"].value, rel_tol=0.05, direction=0.5),
-          learning("loss_fall_last_tenth_mamba_recall")),
-    Claim("The LSTM fails associative recall (accuracy, no better than guessing among the "
-          "stored values)", "Paper I v3, associative recall", RECALL_ACCURACY["lstm"].text,
-          "content_routing", "recall_accuracy_lstm",
-          Null("guessing among the stored values", "recall_unbound_accuracy"), BeatsNull(),
-          learning("loss_fall_last_tenth_lstm_recall")),
+            "predictor's)",
+            "Paper I v3, the authors' HMM Mamba",
+            quoted(ENTROPY_MAE_BITS["mamba", "hmm"]),
+            "content_routing",
+            f"mae_per_sample_bits_mamba_{variant}_deep_hmm",
+            BLIND,
+            BeatsNull(factor=0.5),
+            learning(f"loss_fall_last_tenth_mamba_{variant}_deep_hmm"),
+        )
+        for variant in ("standard", "authors")
+    ],
+    Claim(
+        "The LSTM fails HMM filtering: it stays on the uniform-posterior plateau "
+        "(per-sample "
+        "MAE, bits, within 0.05)",
+        "Paper I, architecture comparison",
+        quoted(ENTROPY_MAE_BITS["lstm", "hmm"]),
+        "content_routing",
+        "mae_per_sample_bits_lstm_hmm",
+        PLATEAU,
+        AtNull(0.05),
+        learning("loss_fall_last_tenth_lstm_hmm"),
+    ),
+    Claim(
+        "A capacity-matched MLP cannot use the context on bijection elimination (MAE, "
+        "bits, "
+        "mean of seeds, within 0.05 of the context-free floor)",
+        "Paper I, MLP control",
+        quoted(ENTROPY_MAE_BITS["mlp", "bijection"]),
+        "content_routing",
+        "mae_bits_mlp_bijection",
+        FLOOR,
+        AtNull(0.05),
+        learning("loss_fall_last_tenth_mlp_bijection"),
+    ),
+    Claim(
+        "The transformer solves associative recall (accuracy, mean of seeds)",
+        "Paper I v3, associative recall",
+        RECALL_ACCURACY["transformer"].text,
+        "content_routing",
+        "recall_accuracy_transformer",
+        CHANCE,
+        Bound(0.99, at_most=False),
+        learning("loss_fall_last_tenth_transformer_recall"),
+    ),
+    Claim(
+        "Mamba solves associative recall (accuracy, mean of seeds)",
+        "Paper I v3, associative recall",
+        RECALL_ACCURACY["mamba"].text,
+        "content_routing",
+        "recall_accuracy_mamba",
+        CHANCE,
+        Quantity(paper=RECALL_ACCURACY["mamba"].value, rel_tol=0.05, direction=0.5),
+        learning("loss_fall_last_tenth_mamba_recall"),
+    ),
+    Claim(
+        "The LSTM fails associative recall (accuracy, no better than guessing among "
+        "the "
+        "stored values)",
+        "Paper I v3, associative recall",
+        RECALL_ACCURACY["lstm"].text,
+        "content_routing",
+        "recall_accuracy_lstm",
+        Null("guessing among the stored values", "recall_unbound_accuracy"),
+        BeatsNull(),
+        learning("loss_fall_last_tenth_lstm_recall"),
+    ),
 ]
-CHAPTERS = {"score_gradient": "1", "value_update": "2", "em_reading": "3",
-            "manifold_formation": "4", "content_routing": "5"}
+CHAPTERS = {
+    "score_gradient": "1",
+    "value_update": "2",
+    "em_reading": "3",
+    "manifold_formation": "4",
+    "content_routing": "5",
+}
 needed = sorted({claim.notebook for claim in CLAIMS})
 found = load_build_results(needed)
 table = pd.DataFrame([claim.row(found) for claim in CLAIMS])
@@ -272,14 +536,22 @@ res.record("claims_tested", len(table))
 # %% tags=["remove-input"]
 profiles = sorted({content["profile"] for content in found.values()})
 devices = sorted({content["device"] for content in found.values()})
-display(Markdown(
-    f"**This page was produced by the `{'`, `'.join(profiles)}` profile on "
-    f"{', '.join(devices)}.** "
-    + ("The `quick` profile trains small models for minutes on two CPU cores; a verdict here "
-       "says what this scale shows, not what the papers' scale would."
-       if "quick" in profiles else "")
-    + f"\n\n**{len(table)} claims:** "
-    + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) + "."))
+display(
+    Markdown(
+        f"**This page was produced by the `{'`, `'.join(profiles)}` profile on "
+        f"{', '.join(devices)}.** "
+        + (
+            "The `quick` profile trains small models for minutes on two CPU cores; a "
+            "verdict here "
+            "says what this scale shows, not what the papers' scale would."
+            if "quick" in profiles
+            else ""
+        )
+        + f"\n\n**{len(table)} claims:** "
+        + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
+        + "."
+    )
+)
 
 # %% [markdown]
 # The figure places every claim on one axis: our number divided by its null's (or, for claims
@@ -287,22 +559,32 @@ display(Markdown(
 # verdict. A claim that the model must beat its null sits away from 1; a failure claim sits at 1.
 
 # %% tags=["remove-input"]
-COLOURS = {"reproduced": "#2a9d8f", "partly": "#e9c46a", "not reproduced": "#e76f51",
-           "inconclusive": "#8d99ae"}
+COLOURS = {
+    "reproduced": "#2a9d8f",
+    "partly": "#e9c46a",
+    "not reproduced": "#e76f51",
+    "inconclusive": "#8d99ae",
+}
 
 
 LIMITS = (1e-3, 1e3)  # ratios beyond are drawn at the edge, as open triangles
 
 
 def yardstick(claim: Claim, row: pd.Series) -> float:
-    """What our number is divided by in the figure: the null, else the bound or the paper's."""
+    """What our number is divided by in the figure: the null, else the bound or the
+    paper's.
+    """
     if not pd.isna(row["null value"]) and row["null value"] != 0:
         return row["null value"]
     return getattr(claim.rule, "bound", None) or getattr(claim.rule, "paper", 1.0)
 
 
-ratios = np.array([row["ours"] / yardstick(claim, row)
-                   for claim, (_, row) in zip(CLAIMS, table.iterrows(), strict=True)])
+ratios = np.array(
+    [
+        row["ours"] / yardstick(claim, row)
+        for claim, (_, row) in zip(CLAIMS, table.iterrows(), strict=True)
+    ]
+)
 shown_ratios = np.clip(ratios, *LIMITS)
 clipped = shown_ratios != ratios
 fig, ax = plt.subplots(figsize=(6.5, 0.2 * len(table) + 1.2))
@@ -312,14 +594,29 @@ for verdict in VERDICTS:
     chosen = (table["verdict"] == verdict).to_numpy()
     for edge, marker in ((False, "o"), (True, "<")):
         picked = chosen & (clipped == edge)
-        ax.scatter(shown_ratios[picked], positions[picked], color=COLOURS[verdict], s=30,
-                   marker=marker, label=verdict if not edge else None, zorder=3)
+        ax.scatter(
+            shown_ratios[picked],
+            positions[picked],
+            color=COLOURS[verdict],
+            s=30,
+            marker=marker,
+            label=verdict if not edge else None,
+            zorder=3,
+        )
 ax.set_xscale("log")
 ax.set_xlim(LIMITS[0] / 2, LIMITS[1] * 2)
-ax.set_yticks(positions, [f"{i} (ch. {CHAPTERS[c.notebook]})" for i, c in
-                          zip(table.index, CLAIMS, strict=True)], fontsize=8)
+ax.set_yticks(
+    positions,
+    [
+        f"{i} (ch. {CHAPTERS[c.notebook]})"
+        for i, c in zip(table.index, CLAIMS, strict=True)
+    ],
+    fontsize=8,
+)
 ax.set_xlabel("ours ÷ null (or ÷ bound, or ÷ paper's number); ◁ beyond the axis")
-ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False, fontsize=8)
+ax.legend(
+    loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False, fontsize=8
+)
 show_figure("report_claims", fig)
 
 # %% [markdown]
@@ -337,23 +634,33 @@ show_figure("report_claims", fig)
 # An entropy MAE "matches the Bayes entropy" below 0.05 bits, the `quick` target of the
 # wind-tunnel chapters; the papers' own numbers come from larger models trained far longer.
 
+
 # %% tags=["remove-input"]
 def chapter_link(notebook: str) -> str:
     return f'<a href="../book/{notebook}.html">ch. {CHAPTERS[notebook]}</a>'
 
 
-shown = pd.DataFrame({
-    "claim": [f"{row['claim']}<br><small>{row['source']}; paper: {row['paper']}</small>"
-              for _, row in table.iterrows()],
-    "rule": table["rule"],
-    "null or reference": [row["null"] if pd.isna(row["null value"])
-                          else f"{row['null']}: {format_number(row['null value'])}"
-                          for _, row in table.iterrows()],
-    "ours": table["ours"].map(format_number),
-    "verdict": [f"<b>{v}</b>" + (f"<br><small>{r}</small>" if r else "")
-                for v, r in zip(table["verdict"], table["reason"], strict=True)],
-    "where": [chapter_link(claim.notebook) for claim in CLAIMS],
-})
+shown = pd.DataFrame(
+    {
+        "claim": [
+            f"{row['claim']}<br><small>{row['source']}; paper: {row['paper']}</small>"
+            for _, row in table.iterrows()
+        ],
+        "rule": table["rule"],
+        "null or reference": [
+            row["null"]
+            if pd.isna(row["null value"])
+            else f"{row['null']}: {format_number(row['null value'])}"
+            for _, row in table.iterrows()
+        ],
+        "ours": table["ours"].map(format_number),
+        "verdict": [
+            f"<b>{v}</b>" + (f"<br><small>{r}</small>" if r else "")
+            for v, r in zip(table["verdict"], table["reason"], strict=True)
+        ],
+        "where": [chapter_link(claim.notebook) for claim in CLAIMS],
+    }
+)
 display(HTML(shown.to_html(escape=False, classes="report-table")))
 
 # %% tags=["remove-cell"]

@@ -50,10 +50,24 @@ dev, gen, res = setup_notebook("score_gradient", profile, device, seed)
 
 settings = select(
     profile,
-    quick=dict(n_problems=300, max_length=40, n_step_problems=200, n_kernel_heads=200,
-               kernel_steps=(1e-3, 1e-1), timing_length=64, repeats=5),
-    paper=dict(n_problems=3000, max_length=128, n_step_problems=2000, n_kernel_heads=2000,
-               kernel_steps=(1e-3, 1e-1), timing_length=128, repeats=9),
+    quick=dict(
+        n_problems=300,
+        max_length=40,
+        n_step_problems=200,
+        n_kernel_heads=200,
+        kernel_steps=(1e-3, 1e-1),
+        timing_length=64,
+        repeats=5,
+    ),
+    paper=dict(
+        n_problems=3000,
+        max_length=128,
+        n_step_problems=2000,
+        n_kernel_heads=2000,
+        kernel_steps=(1e-3, 1e-1),
+        timing_length=128,
+        repeats=9,
+    ),
 )
 settings
 
@@ -66,24 +80,43 @@ settings
 # For each problem we compare every closed-form gradient with autograd's and keep the
 # largest absolute difference.
 
+
 # %%
 def random_shape(generator):
     """Batch, heads, length, d_x, d_k, d_v drawn uniformly from small ranges."""
+
     def draw(low, high):
         return int(torch.randint(low, high + 1, (1,), generator=generator, device=dev))
 
-    return (draw(1, 4), draw(1, 4), draw(1, settings["max_length"]), draw(1, 16), draw(1, 16),
-            draw(1, 16))
+    return (
+        draw(1, 4),
+        draw(1, 4),
+        draw(1, settings["max_length"]),
+        draw(1, 16),
+        draw(1, 16),
+        draw(1, 16),
+    )
 
 
 rows = []
 for index in range(settings["n_problems"]):
     shape = random_shape(gen)
     saturated = index % 5 == 0
-    problem = sample_head_problem(gen, *shape, score_scale=30.0 if saturated else 1.0,
-                                  mask="causal" if index % 4 else None, device=dev)
-    rows.append(dict(zip(("batch", "heads", "T", "d_x", "d_k", "d_v"), shape, strict=True),
-                     saturated=saturated, causal=bool(index % 4), **gradient_errors(problem)))
+    problem = sample_head_problem(
+        gen,
+        *shape,
+        score_scale=30.0 if saturated else 1.0,
+        mask="causal" if index % 4 else None,
+        device=dev,
+    )
+    rows.append(
+        dict(
+            zip(("batch", "heads", "T", "d_x", "d_k", "d_v"), shape, strict=True),
+            saturated=saturated,
+            causal=bool(index % 4),
+            **gradient_errors(problem),
+        )
+    )
 errors = pd.DataFrame(rows)
 quantities = ["compatibility", "scores", "q", "k", "v", "w_q", "w_k", "w_v", "row_sum"]
 summary = errors[quantities].agg(["max", "median"]).T
@@ -139,9 +172,12 @@ show_figure("fig_score_heatmaps", fig)
 # Rows whose predicted change is below $10^{-12}$ (a single key, or an advantage so small that
 # the change is lost in float64 rounding) are left out, and so are problems with no such row.
 
+
 # %%
 def mass_shift(problem, step):
-    """Per-row change of the mass on negative-advantage keys after one exact descent step."""
+    """Per-row change of the mass on negative-advantage keys after one exact descent
+    step.
+    """
     record, loss = problem.forward_backward()
     grads = problem.closed_form(record)
     scores, values = record.scores.detach(), record.v.detach()
@@ -157,29 +193,41 @@ def mass_shift(problem, step):
     # first-order prediction: d alpha = alpha (ds - <alpha, ds>) with ds = -eta alpha A
     ds = -eta * grads.scores
     predicted = (alpha * (ds - (alpha * ds).sum(-1, keepdim=True)) * better).sum(-1)
-    # rows whose predicted change is resolvable in float64 (a row with one key, or a tiny
+    # rows whose predicted change is resolvable in float64 (a row with one key, or
+    # a tiny
     # advantage, changes its mass by less than the rounding error of the weights)
     resolvable = predicted.abs() > 1e-12
-    return dict(shift=(after - before)[resolvable], predicted=predicted[resolvable],
-                loss_drop=(loss - new_loss).item() if resolvable.any() else None)
+    return dict(
+        shift=(after - before)[resolvable],
+        predicted=predicted[resolvable],
+        loss_drop=(loss - new_loss).item() if resolvable.any() else None,
+    )
 
 
 step_rows = []
 for step in (1e-3, 1e-2, 1e-1):
-    step_gen = torch.Generator(device=dev).manual_seed(seed + 1)  # same problems at every step
+    step_gen = torch.Generator(device=dev).manual_seed(
+        seed + 1
+    )  # same problems at every step
     shifts, predicted, drops = [], [], []
     for _ in range(settings["n_step_problems"]):
-        out = mass_shift(sample_head_problem(step_gen, *random_shape(step_gen), device=dev), step)
+        out = mass_shift(
+            sample_head_problem(step_gen, *random_shape(step_gen), device=dev), step
+        )
         shifts.append(out["shift"])
         predicted.append(out["predicted"])
         if out["loss_drop"] is not None:
             drops.append(out["loss_drop"])
     shift, pred = torch.cat(shifts), torch.cat(predicted)
-    step_rows.append(dict(
-        step=step, rows=len(shift), fraction_rows_mass_up=(shift > 0).float().mean().item(),
-        median_shift_over_prediction=(shift / pred).median().item(),
-        fraction_loss_down=float(np.mean(np.array(drops) > 0)),
-    ))
+    step_rows.append(
+        dict(
+            step=step,
+            rows=len(shift),
+            fraction_rows_mass_up=(shift > 0).float().mean().item(),
+            median_shift_over_prediction=(shift / pred).median().item(),
+            fraction_loss_down=float(np.mean(np.array(drops) > 0)),
+        )
+    )
 steps = pd.DataFrame(step_rows).set_index("step")
 steps
 
@@ -193,8 +241,12 @@ res.record("mass_shift_fraction_up_large_step", steps.iloc[-1]["fraction_rows_ma
 
 # %%
 fig, ax = plt.subplots(figsize=(5.5, 4))
-out = mass_shift(sample_head_problem(torch.Generator(device=dev).manual_seed(seed + 2), 4, 2, 32,
-                                     8, 4, 6, device=dev), 1e-2)
+out = mass_shift(
+    sample_head_problem(
+        torch.Generator(device=dev).manual_seed(seed + 2), 4, 2, 32, 8, 4, 6, device=dev
+    ),
+    1e-2,
+)
 ax.scatter(out["predicted"].cpu(), out["shift"].cpu(), s=10, alpha=0.7)
 line = np.array([0, out["predicted"].max().item()])
 ax.plot(line, line, color="0.3", lw=1, label="first-order prediction")
@@ -216,9 +268,10 @@ show_figure("fig_mass_shift", fig)
 # matrix drops out, $Q Q^\top$ and $K K^\top$ remain). Each step is scaled so that the largest
 # score moves by `step`.
 
+
 # %%
 def orthonormal_inputs(problem):
-    """The same head, its inputs replaced by orthonormal rows spanning the same space."""
+    """The same head, its inputs replaced by orthonormal rows (same span)."""
     rows = torch.linalg.qr(problem.x[0, 0].T)[0].T  # (T, d_x), T <= d_x
     return dataclasses.replace(problem, x=rows[None, None].contiguous())
 
@@ -233,49 +286,81 @@ def rows_gaining(problem, step, on):
         direction = first_order_score_change(record, grads.w_q, grads.w_k, 1.0)
         eta = step / direction.abs().max()
         change = weight_step_score_change(record, grads.w_q, grads.w_k, eta)
-    exact, predicted = better_key_mass_change(record.weights.detach(), grads.advantage, change)
+    exact, predicted = better_key_mass_change(
+        record.weights.detach(), grads.advantage, change
+    )
     resolvable = predicted.abs() > 1e-12
     return (exact[resolvable] > 0).double().mean().item()
 
 
 kernel_rows = []
 for step in settings["kernel_steps"]:
-    kernel_gen = torch.Generator(device=dev).manual_seed(seed + 3)  # same heads at every step
+    kernel_gen = torch.Generator(device=dev).manual_seed(
+        seed + 3
+    )  # same heads at every step
     for index in range(settings["n_kernel_heads"]):
         head = sample_head_problem(kernel_gen, 1, 1, 16, 32, 8, 8, device=dev)
         kernel_rows += [
-            dict(step=step, head=index, condition=condition,
-                 fraction=rows_gaining(problem, step, on))
-            for condition, problem, on in (("score step", head, "scores"),
-                                           ("weight step", head, "weights"),
-                                           ("weight step, orthonormal inputs",
-                                            orthonormal_inputs(head), "weights"))]
+            dict(
+                step=step,
+                head=index,
+                condition=condition,
+                fraction=rows_gaining(problem, step, on),
+            )
+            for condition, problem, on in (
+                ("score step", head, "scores"),
+                ("weight step", head, "weights"),
+                (
+                    "weight step, orthonormal inputs",
+                    orthonormal_inputs(head),
+                    "weights",
+                ),
+            )
+        ]
 kernel = pd.DataFrame(kernel_rows)
-kernel_summary = kernel.groupby(["step", "condition"])["fraction"].agg(
-    mean="mean", worst="min", all_rows=lambda f: (f == 1).mean()).unstack("step")
+kernel_summary = (
+    kernel.groupby(["step", "condition"])["fraction"]
+    .agg(mean="mean", worst="min", all_rows=lambda f: (f == 1).mean())
+    .unstack("step")
+)
 kernel_summary.round(3)
 
 # %%
 small = kernel[kernel.step == min(settings["kernel_steps"])]
-for condition, key in (("score step", "score"), ("weight step", "weight"),
-                       ("weight step, orthonormal inputs", "orthonormal")):
+for condition, key in (
+    ("score step", "score"),
+    ("weight step", "weight"),
+    ("weight step, orthonormal inputs", "orthonormal"),
+):
     fractions = small[small.condition == condition].fraction
     res.record(f"kernel_fraction_up_{key}_mean", fractions.mean())
     res.record(f"kernel_fraction_up_{key}_worst", fractions.min())
     res.record(f"kernel_heads_all_rows_up_{key}", (fractions == 1).mean())
 res.record("kernel_heads", settings["n_kernel_heads"])
 res.record("kernel_step", min(settings["kernel_steps"]))
-res.record("kernel_fraction_up_weight_mean_large_step",
-           kernel[(kernel.step == max(settings["kernel_steps"]))
-                  & (kernel.condition == "weight step")].fraction.mean())
+res.record(
+    "kernel_fraction_up_weight_mean_large_step",
+    kernel[
+        (kernel.step == max(settings["kernel_steps"]))
+        & (kernel.condition == "weight step")
+    ].fraction.mean(),
+)
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.6))
 bins = np.linspace(0, 1, 21)
-for condition, color in zip(("weight step", "weight step, orthonormal inputs"),
-                            ("tab:orange", "tab:green"), strict=True):
-    ax.hist(small[small.condition == condition].fraction, bins=bins, alpha=0.6, color=color,
-            label=condition)
+for condition, color in zip(
+    ("weight step", "weight step, orthonormal inputs"),
+    ("tab:orange", "tab:green"),
+    strict=True,
+):
+    ax.hist(
+        small[small.condition == condition].fraction,
+        bins=bins,
+        alpha=0.6,
+        color=color,
+        label=condition,
+    )
 ax.axvline(1.0, color="tab:blue", lw=2, label="score step (every head)")
 ax.set_xlabel("fraction of a head's rows whose mass on $N_i$ rises")
 ax.set_ylabel("heads")
@@ -297,8 +382,12 @@ show_figure("fig_weight_step_rows", fig)
 # (closed form against a plain step) bounds from above.
 
 # %%
-bench = diagnostics_benchmark(length=settings["timing_length"], repeats=settings["repeats"],
-                              seed=seed + 3, device=dev)
+bench = diagnostics_benchmark(
+    length=settings["timing_length"],
+    repeats=settings["repeats"],
+    seed=seed + 3,
+    device=dev,
+)
 pd.Series(bench)
 
 # %%

@@ -58,7 +58,10 @@ from attention_dynamics.measures.specialization import (
     value_predictions,
     value_step_feedback,
 )
-from attention_dynamics.measures.trajectories import first_step_staying, first_step_where
+from attention_dynamics.measures.trajectories import (
+    first_step_staying,
+    first_step_where,
+)
 from attention_dynamics.runtime import select
 from attention_dynamics.toy_routing import (
     CONDITIONS,
@@ -79,8 +82,14 @@ steps = select(profile, quick=400, paper=1500)
 sweep_seeds = select(profile, quick=5, paper=16)
 config = ToyConfig(steps=steps, record_every=select(profile, quick=5, paper=10))
 seeds = [seed + k for k in range(n_seeds)]
-res.record_all({"n_seeds": n_seeds, "train_steps": steps,
-                "n_queries": config.n_groups * config.n_per_group, "n_values": config.n_values})
+res.record_all(
+    {
+        "n_seeds": n_seeds,
+        "train_steps": steps,
+        "n_queries": config.n_groups * config.n_per_group,
+        "n_values": config.n_values,
+    }
+)
 print(config)
 
 # %% [markdown]
@@ -95,41 +104,82 @@ print(config)
 
 # %%
 lr_check = 0.5
-queries = sample_grouped_queries(gen, n_seeds, config.n_groups, config.n_per_group, config.d_x,
-                                 config.separation, config.noise, device=dev)
-head = init_toy_routing(gen, n_seeds, config.d_x, config.d_k, config.n_values,
-                        config.n_groups, device=dev)
+queries = sample_grouped_queries(
+    gen,
+    n_seeds,
+    config.n_groups,
+    config.n_per_group,
+    config.d_x,
+    config.separation,
+    config.noise,
+    device=dev,
+)
+head = init_toy_routing(
+    gen, n_seeds, config.d_x, config.d_k, config.n_values, config.n_groups, device=dev
+)
 fwd = toy_forward(head, queries)
 u = cross_entropy_upstream(fwd.logits.detach(), queries.targets, head.readout)
 before = head.values.detach().clone()
 optimizer = torch.optim.SGD(head.value_parameters(), lr=lr_check)
 fwd.loss.sum().backward()
 optimizer.step()
-free_error = (head.values.detach() - before
-              - predicted_value_step(fwd.weights.detach(), u, lr_check)).abs().max()
+free_error = (
+    (
+        head.values.detach()
+        - before
+        - predicted_value_step(fwd.weights.detach(), u, lr_check)
+    )
+    .abs()
+    .max()
+)
 
-slot_inputs = torch.randn(config.n_values, 2, dtype=torch.float64, generator=gen,
-                          device=dev)
-projected = init_toy_routing(gen, n_seeds, config.d_x, config.d_k, config.n_values,
-                             config.n_groups, slot_inputs=slot_inputs, device=dev)
+slot_inputs = torch.randn(
+    config.n_values, 2, dtype=torch.float64, generator=gen, device=dev
+)
+projected = init_toy_routing(
+    gen,
+    n_seeds,
+    config.d_x,
+    config.d_k,
+    config.n_values,
+    config.n_groups,
+    slot_inputs=slot_inputs,
+    device=dev,
+)
 fwd_p = toy_forward(projected, queries)
 u_p = cross_entropy_upstream(fwd_p.logits.detach(), queries.targets, projected.readout)
 v_before = projected.value_vectors().detach()
 stepped = train_toy_routing(projected, queries, 1, lr_routing=0.0, lr_values=lr_check)
-projected_error = (stepped.value_vectors().detach() - v_before - predicted_value_step(
-    fwd_p.weights.detach(), u_p, lr_check, inputs=slot_inputs,
-    w_v_shape=projected.w_v.shape)).abs().max()
+projected_error = (
+    (
+        stepped.value_vectors().detach()
+        - v_before
+        - predicted_value_step(
+            fwd_p.weights.detach(),
+            u_p,
+            lr_check,
+            inputs=slot_inputs,
+            w_v_shape=projected.w_v.shape,
+        )
+    )
+    .abs()
+    .max()
+)
 free_like = predicted_value_step(fwd_p.weights.detach(), u_p, lr_check)
 projected_step = stepped.value_vectors().detach() - v_before
 filter_cosine = torch.nn.functional.cosine_similarity(
-    projected_step.flatten(1), free_like.flatten(1), dim=1).mean()
+    projected_step.flatten(1), free_like.flatten(1), dim=1
+).mean()
 
 res.record("value_update_max_abs_error", free_error)
 res.record("value_update_projected_max_abs_error", projected_error)
 res.record("projected_step_cosine_to_free_step", filter_cosine)
 print(f"free values:  max |SGD step - (-eta alpha^T U)| = {free_error:.2e}")
 print(f"W_V form:     max |SGD step - (-eta Z Z^T alpha^T U)| = {projected_error:.2e}")
-print(f"cosine between the W_V-form step of the values and the free step: {filter_cosine:.3f}")
+print(
+    "cosine between the W_V-form step of the values and the free step: "
+    f"{filter_cosine:.3f}"
+)
 
 # %% [markdown]
 # Both agree to float64 rounding (largest error
@@ -155,12 +205,14 @@ print(f"cosine between the W_V-form step of the values and the free step: {filte
 # trained on the chosen device, analysed and drawn on the CPU
 run = run_ablation(config, seeds, CONDITIONS + EXTRA_CONDITIONS, device=dev).to("cpu")
 groups, n_groups = run.queries.groups, config.n_groups
-proto = prototype_specialization(run.weights, groups, n_groups, value_predictions(run.values))
-routing = routing_specialization(run.weights, groups, n_groups)   # (S, K, C)
+proto = prototype_specialization(
+    run.weights, groups, n_groups, value_predictions(run.values)
+)
+routing = routing_specialization(run.weights, groups, n_groups)  # (S, K, C)
 step_axis = run.steps.numpy()
 idx = {name: run.condition(name) for name in run.conditions}
 
-final_proto, final_routing = proto[-1], routing[-1]               # (K, C)
+final_proto, final_routing = proto[-1], routing[-1]  # (K, C)
 for name in CONDITIONS:
     c = idx[name]
     res.record(f"specialization_{name}", final_proto[:, c].mean())
@@ -169,32 +221,47 @@ for name in CONDITIONS:
     res.record(f"routing_specialization_{name}", final_routing[:, c].mean())
     res.record(f"routing_specialization_{name}_std", final_routing[:, c].std())
     res.record(f"final_loss_{name}", run.loss[-1, :, c].mean())
-res.record("specialization_uniform_routing_max_abs", proto[:, :, idx["uniform_routing"]].abs().max())
+res.record(
+    "specialization_uniform_routing_max_abs",
+    proto[:, :, idx["uniform_routing"]].abs().max(),
+)
 res.record("final_loss_uniform_routing", run.loss[-1, :, idx["uniform_routing"]].mean())
 
-margin = coupled_margin(final_proto, run.conditions)             # (K,)
+margin = coupled_margin(final_proto, run.conditions)  # (K,)
 res.record("specialization_margin_min", margin.min())
 res.record("seeds_coupled_beats_both", (margin > 0).sum())
-routing_margin = final_routing[:, idx["coupled"]] - final_routing[:, idx["frozen_values"]]
+routing_margin = (
+    final_routing[:, idx["coupled"]] - final_routing[:, idx["frozen_values"]]
+)
 res.record("routing_margin_vs_frozen_values_mean", routing_margin.mean())
 res.record("seeds_coupled_routing_ahead", (routing_margin > 0).sum())
 
-# "Faster": the first snapshot from which the coupled mean stays above both ablations' final means
+# "Faster": the first snapshot from which the coupled mean stays above both ablations'
+# final means
 coupled_mean = proto[:, :, idx["coupled"]].mean(dim=1)
-target = max(final_proto[:, idx[name]].mean() for name in ("frozen_routing", "frozen_values"))
-above = (coupled_mean > target).unsqueeze(1)                      # (S, 1)
+target = max(
+    final_proto[:, idx[name]].mean() for name in ("frozen_routing", "frozen_values")
+)
+above = (coupled_mean > target).unsqueeze(1)  # (S, 1)
 passes = first_step_staying(run.steps, above, never=config.steps)[0]
-res.record("coupled_passes_ablation_finals", above[-1, 0])      # it stays above iff it ends above
+res.record(
+    "coupled_passes_ablation_finals", above[-1, 0]
+)  # it stays above iff it ends above
 res.record("steps_coupled_passes_ablation_finals", passes)
 res.record("steps_fraction_coupled_passes_ablation_finals", passes / config.steps)
 
 for name in CONDITIONS:
     c = idx[name]
-    print(f"{name:15s} prototype {final_proto[:, c].mean():.3f} ± {final_proto[:, c].std():.3f}   "
-          f"routing {final_routing[:, c].mean():.3f} ± {final_routing[:, c].std():.3f}   "
-          f"loss {run.loss[-1, :, c].mean():.3f}")
-print(f"coupled beats both ablations in {int((margin > 0).sum())} of {n_seeds} seeds; "
-      f"coupled passes the ablations' final level at step {passes}")
+    print(
+        f"{name:15s} prototype {final_proto[:, c].mean():.3f} ± "
+        f"{final_proto[:, c].std():.3f}   "
+        f"routing {final_routing[:, c].mean():.3f} ± {final_routing[:, c].std():.3f}   "
+        f"loss {run.loss[-1, :, c].mean():.3f}"
+    )
+print(
+    f"coupled beats both ablations in {int((margin > 0).sum())} of {n_seeds} seeds; "
+    f"coupled passes the ablations' final level at step {passes}"
+)
 
 # %% [markdown]
 # ## Values moving
@@ -207,19 +274,36 @@ print(f"coupled beats both ablations in {int((margin > 0).sum())} of {n_seeds} s
 # %%
 basis = sum_zero_basis(n_groups)
 palette = sns.color_palette("colorblind", n_groups)
-labels = {"coupled": "coupled", "frozen_routing": "routing frozen", "frozen_values": "values frozen"}
+labels = {
+    "coupled": "coupled",
+    "frozen_routing": "routing frozen",
+    "frozen_values": "values frozen",
+}
 
 
 def draw_value_paths(ax, values, weights, reach, label):
-    """Paths of the values (S, M, 3) in the sum-zero plane; end dots sized by attention mass."""
-    coords = (values @ basis).numpy()                   # (S, M, 2)
+    """Paths of the values (S, M, 3) in the sum-zero plane; end dots sized by attention
+    mass.
+    """
+    coords = (values @ basis).numpy()  # (S, M, 2)
     owner = dominant_group(weights[-1], groups, n_groups).numpy()
-    mass = weights[-1].mean(dim=0).numpy()              # share of all attention, (M,)
+    mass = weights[-1].mean(dim=0).numpy()  # share of all attention, (M,)
     for g in range(n_groups):
         tip = basis[g].numpy() / np.linalg.norm(basis[g].numpy()) * reach
-        ax.annotate("", xy=tip, xytext=(0, 0),
-                    arrowprops=dict(arrowstyle="->", color="0.6", lw=1.2))
-        ax.text(*(tip * 1.1), f"class {g}", color="0.35", ha="center", va="center", fontsize=9)
+        ax.annotate(
+            "",
+            xy=tip,
+            xytext=(0, 0),
+            arrowprops=dict(arrowstyle="->", color="0.6", lw=1.2),
+        )
+        ax.text(
+            *(tip * 1.1),
+            f"class {g}",
+            color="0.35",
+            ha="center",
+            va="center",
+            fontsize=9,
+        )
     for j in range(coords.shape[1]):
         colour = palette[owner[j]]
         ax.plot(coords[:, j, 0], coords[:, j, 1], color=colour, lw=1.6, alpha=0.9)
@@ -233,15 +317,24 @@ def draw_value_paths(ax, values, weights, reach, label):
     ax.set_yticks([])
 
 
-shown = {name: (run.values[:, 0, idx[name]], run.weights[:, 0, idx[name]]) for name in CONDITIONS}
+shown = {
+    name: (run.values[:, 0, idx[name]], run.weights[:, 0, idx[name]])
+    for name in CONDITIONS
+}
 reach = 1.05 * max(float((v @ basis).abs().max()) for v, _ in shown.values())
 fig, axes = plt.subplots(1, 3, figsize=(11, 4))
 for ax, (name, (values, weights)) in zip(axes, shown.items(), strict=True):
     draw_value_paths(ax, values, weights, reach, labels[name])
-handles = [plt.Line2D([], [], color=palette[g], lw=2, label=f"mostly group {g}")
-           for g in range(n_groups)]
-handles += [plt.Line2D([], [], marker="o", color="0.3", mfc="white", ls="", label="start"),
-            plt.Line2D([], [], marker="o", color="0.3", ls="", label="end (size: attention mass)")]
+handles = [
+    plt.Line2D([], [], color=palette[g], lw=2, label=f"mostly group {g}")
+    for g in range(n_groups)
+]
+handles += [
+    plt.Line2D([], [], marker="o", color="0.3", mfc="white", ls="", label="start"),
+    plt.Line2D(
+        [], [], marker="o", color="0.3", ls="", label="end (size: attention mass)"
+    ),
+]
 fig.legend(handles=handles, loc="outside lower center", ncol=5, frameon=False)
 show_figure("fig_value_trajectories", fig)
 
@@ -254,22 +347,41 @@ show_figure("fig_value_trajectories", fig)
 
 # %%
 c = idx["coupled"]
-snapshots = [0, int(np.searchsorted(step_axis, 20)), int(np.searchsorted(step_axis, 80)),
-             len(step_axis) - 1]
+snapshots = [
+    0,
+    int(np.searchsorted(step_axis, 20)),
+    int(np.searchsorted(step_axis, 80)),
+    len(step_axis) - 1,
+]
 weights_0 = run.weights[:, 0, c]
-resp = responsibility_matrix(weights_0, groups, n_groups)                 # (S, G, M)
-mass = weights_0.mean(dim=-2)                                             # (S, M)
+resp = responsibility_matrix(weights_0, groups, n_groups)  # (S, G, M)
+mass = weights_0.mean(dim=-2)  # (S, M)
 order = np.lexsort((-mass[-1].numpy(), resp[-1].argmax(dim=0).numpy()))
-fig, axes = plt.subplots(2, len(snapshots), figsize=(11, 3.6), height_ratios=[1, 3],
-                         sharex="col")
+fig, axes = plt.subplots(
+    2, len(snapshots), figsize=(11, 3.6), height_ratios=[1, 3], sharex="col"
+)
 for k, s in enumerate(snapshots):
-    axes[0, k].bar(np.arange(config.n_values) + 0.5, mass[s, order].numpy(), color="0.55",
-                   width=0.7)
+    axes[0, k].bar(
+        np.arange(config.n_values) + 0.5,
+        mass[s, order].numpy(),
+        color="0.55",
+        width=0.7,
+    )
     axes[0, k].set_ylim(0, 1)
     axes[0, k].set_yticks([0, 0.5, 1] if k == 0 else [])
-    sns.heatmap(resp[s][:, order].numpy(), ax=axes[1, k], vmin=0, vmax=1, cmap="mako_r",
-                annot=True, fmt=".2f", annot_kws={"fontsize": 7}, cbar=False,
-                xticklabels=[str(j) for j in order], yticklabels=k == 0)
+    sns.heatmap(
+        resp[s][:, order].numpy(),
+        ax=axes[1, k],
+        vmin=0,
+        vmax=1,
+        cmap="mako_r",
+        annot=True,
+        fmt=".2f",
+        annot_kws={"fontsize": 7},
+        cbar=False,
+        xticklabels=[str(j) for j in order],
+        yticklabels=k == 0,
+    )
     axes[1, k].set_xlabel(f"value (step {int(step_axis[s])})")
     if k == 0:
         axes[1, k].set_ylabel("group")
@@ -282,17 +394,34 @@ show_figure("fig_value_responsibility", fig)
 # Lines are means over seeds; bands span the lowest to the highest seed.
 
 # %%
-styles = {"coupled": ("C0", "-"), "frozen_routing": ("C1", "-"), "frozen_values": ("C2", "-"),
-          "uniform_routing": ("0.5", "--")}
+styles = {
+    "coupled": ("C0", "-"),
+    "frozen_routing": ("C1", "-"),
+    "frozen_values": ("C2", "-"),
+    "uniform_routing": ("0.5", "--"),
+}
 labels["uniform_routing"] = "routing uniform"
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
-for ax, (series, ylabel) in zip(axes, [(proto, "prototype specialization"),
-                                       (routing, "routing specialization"),
-                                       (run.loss, "loss (nats)")], strict=True):
+for ax, (series, ylabel) in zip(
+    axes,
+    [
+        (proto, "prototype specialization"),
+        (routing, "routing specialization"),
+        (run.loss, "loss (nats)"),
+    ],
+    strict=True,
+):
     for name in run.conditions:
         colour, ls = styles[name]
-        plot_seed_band(ax, step_axis, series[:, :, idx[name]], colour, label=labels[name], ls=ls,
-                       lw=1.8)
+        plot_seed_band(
+            ax,
+            step_axis,
+            series[:, :, idx[name]],
+            colour,
+            label=labels[name],
+            ls=ls,
+            lw=1.8,
+        )
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
 axes[0].legend(frameon=False, fontsize=9)
@@ -319,16 +448,27 @@ for label, s in check_points.items():
     unit = value_step_feedback(w, v, targets, readout, lr=1.0)
     errs_total, errs_feedback = [], []
     for eta in etas:
-        actual = head_advantage(w, v + eta * unit.step, targets, readout) - unit.advantage
+        actual = (
+            head_advantage(w, v + eta * unit.step, targets, readout) - unit.advantage
+        )
         errs_total.append(((actual - eta * unit.total).norm() / actual.norm()).item())
-        errs_feedback.append(((actual - eta * unit.feedback).norm() / actual.norm()).item())
+        errs_feedback.append(
+            ((actual - eta * unit.feedback).norm() / actual.norm()).item()
+        )
     first_order[label] = (np.array(errs_total), np.array(errs_feedback))
-res.record("advantage_first_order_rel_error", max(e[0][-1] for e in first_order.values()))
+res.record(
+    "advantage_first_order_rel_error", max(e[0][-1] for e in first_order.values())
+)
 res.record("advantage_feedback_only_rel_error_start", first_order["start"][1][-1])
 res.record("advantage_feedback_only_rel_error_end", first_order["end"][1][-1])
 for label, (tot, fb) in first_order.items():
-    print(label, "relative error, feedback + curvature:", np.array2string(tot, precision=2),
-          " feedback only:", np.array2string(fb, precision=2))
+    print(
+        label,
+        "relative error, feedback + curvature:",
+        np.array2string(tot, precision=2),
+        " feedback only:",
+        np.array2string(fb, precision=2),
+    )
 
 # %% [markdown]
 # Now the loop itself. The next routing step moves the scores along $-G$, with
@@ -340,12 +480,16 @@ for label, (tot, fb) in first_order.items():
 
 # %%
 terms = value_step_feedback(run.weights[:, :, c], run.values[:, :, c], targets, readout)
-alignment = {part: reinforcement_index(run.weights[:, :, c], getattr(terms, part), terms.advantage)
-             for part in ("feedback", "curvature", "total")}           # each (S, K)
+alignment = {
+    part: reinforcement_index(
+        run.weights[:, :, c], getattr(terms, part), terms.advantage
+    )
+    for part in ("feedback", "curvature", "total")
+}  # each (S, K)
 mean_alignment = {part: series.mean(dim=1) for part, series in alignment.items()}
 res.record("feedback_alignment_start", mean_alignment["feedback"][0])
 res.record("feedback_alignment_max", mean_alignment["feedback"].max())
-positive = (mean_alignment["feedback"] > 0).unsqueeze(1)          # (S, 1)
+positive = (mean_alignment["feedback"] > 0).unsqueeze(1)  # (S, 1)
 first_positive = first_step_where(run.steps, positive, never=config.steps)[0]
 res.record("feedback_alignment_first_positive_step", first_positive)
 res.record("curvature_alignment_max", mean_alignment["curvature"].max())
@@ -355,15 +499,25 @@ peak = int(mean_alignment["total"].argmax())
 res.record("total_alignment_peak_step", int(step_axis[peak]))
 res.record("total_alignment_end", mean_alignment["total"][-1])
 res.record("prototype_specialization_at_peak", proto[peak, :, c].mean())
-print({part: f"start {m[0]:.3f}, max {m.max():.3f}, end {m[-1]:.3f}"
-       for part, m in mean_alignment.items()})
-print(f"feedback alignment first positive at step {first_positive}; "
-      f"net alignment peaks at step {int(step_axis[peak])}")
+print(
+    {
+        part: f"start {m[0]:.3f}, max {m.max():.3f}, end {m[-1]:.3f}"
+        for part, m in mean_alignment.items()
+    }
+)
+print(
+    f"feedback alignment first positive at step {first_positive}; "
+    f"net alignment peaks at step {int(step_axis[peak])}"
+)
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 for (label, (tot, fb)), marker in zip(first_order.items(), ["o", "s"], strict=True):
-    axes[0].loglog(etas, tot, marker=marker, color="C0", label=f"feedback + curvature, {label}")
-    axes[0].loglog(etas, fb, marker=marker, color="C3", ls="--", label=f"feedback only, {label}")
+    axes[0].loglog(
+        etas, tot, marker=marker, color="C0", label=f"feedback + curvature, {label}"
+    )
+    axes[0].loglog(
+        etas, fb, marker=marker, color="C3", ls="--", label=f"feedback only, {label}"
+    )
 axes[0].set_xlabel(r"value step size $\eta$")
 axes[0].set_ylabel(r"relative error of predicted $\Delta A$")
 axes[0].legend(frameon=False, fontsize=8)
@@ -394,13 +548,21 @@ sweep_routing = np.zeros_like(sweep_proto)
 all_seeds_proto = all_seeds_routing = 0
 for a, routing_scale in enumerate(scales):
     for b, value_scale in enumerate(scales):
-        cfg = ToyConfig(steps=steps, record_every=steps, routing_scale=routing_scale,
-                        value_scale=value_scale)
+        cfg = ToyConfig(
+            steps=steps,
+            record_every=steps,
+            routing_scale=routing_scale,
+            value_scale=value_scale,
+        )
         sweep = run_ablation(cfg, seeds[:sweep_seeds], CONDITIONS, device=dev).to("cpu")
-        p = prototype_specialization(sweep.weights[-1], groups, n_groups,
-                                     value_predictions(sweep.values[-1]))        # (K, C)
+        p = prototype_specialization(
+            sweep.weights[-1], groups, n_groups, value_predictions(sweep.values[-1])
+        )  # (K, C)
         r = routing_specialization(sweep.weights[-1], groups, n_groups)
-        m_p, m_r = coupled_margin(p, sweep.conditions), coupled_margin(r, sweep.conditions)
+        m_p, m_r = (
+            coupled_margin(p, sweep.conditions),
+            coupled_margin(r, sweep.conditions),
+        )
         sweep_proto[a, b], sweep_routing[a, b] = float(m_p.mean()), float(m_r.mean())
         all_seeds_proto += int((m_p > 0).all())
         all_seeds_routing += int((m_r > 0).all())
@@ -413,11 +575,23 @@ res.record("sweep_routing_margin_max", sweep_routing.max())
 res.record("sweep_configs_routing_all_seeds", all_seeds_routing)
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-for ax, grid, label in [(axes[0], sweep_proto, "prototype specialization margin"),
-                        (axes[1], sweep_routing, "routing specialization margin")]:
+for ax, grid, label in [
+    (axes[0], sweep_proto, "prototype specialization margin"),
+    (axes[1], sweep_routing, "routing specialization margin"),
+]:
     bound = np.abs(grid).max()
-    sns.heatmap(grid, ax=ax, annot=True, fmt=".2f", cmap="vlag", vmin=-bound, vmax=bound,
-                xticklabels=scales, yticklabels=scales, cbar=False)
+    sns.heatmap(
+        grid,
+        ax=ax,
+        annot=True,
+        fmt=".2f",
+        cmap="vlag",
+        vmin=-bound,
+        vmax=bound,
+        xticklabels=scales,
+        yticklabels=scales,
+        cbar=False,
+    )
     ax.set_xlabel(f"value init scale\n{label}")
     ax.set_ylabel("routing init scale")
 show_figure("fig_value_init_sweep", fig)

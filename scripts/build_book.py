@@ -176,8 +176,34 @@ class ProgressLines:
         pass
 
 
-def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
-    """Convert ``notebooks/<name>.py`` to ``.ipynb`` in ``src`` and execute it; return seconds."""
+KERNEL = "python3"
+
+
+def kernel_at_nice_level(folder: Path, nice: int) -> str:
+    """The name of a kernel spec in ``folder/kernels`` that runs this Python's kernel at ``nice``.
+
+    jupyter_client starts every kernel in a session of its own, and Linux shares the CPUs
+    equally between sessions (autogroups), whatever the nice level of the processes in them; so
+    the kernel sets the nice level of its own autogroup before it starts. Where that file does
+    not exist (not Linux), the kernel starts as usual. Put ``folder`` on ``JUPYTER_PATH``.
+    """
+    name = f"{KERNEL}-nice{nice}"
+    spec = folder / "kernels" / name
+    spec.mkdir(parents=True, exist_ok=True)
+    script = (f"echo {nice} > /proc/self/autogroup 2>/dev/null; "
+              'exec "$0" -m ipykernel_launcher -f "$@"')
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": ["/bin/sh", "-c", script, sys.executable, "{connection_file}"],
+        "display_name": f"Python 3 (nice {nice})", "language": "python"}))
+    return name
+
+
+def execute_notebook(name: str, src: Path, args: argparse.Namespace, nice: int = 0) -> float:
+    """Convert ``notebooks/<name>.py`` to ``.ipynb`` in ``src`` and execute it; return seconds.
+
+    With ``nice`` > 0 (and a POSIX shell), the kernel runs at that nice level
+    (:func:`kernel_at_nice_level`); the executed notebook names the plain kernel either way.
+    """
     import jupytext
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -187,6 +213,11 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
         raise BuildError(f"_toc.yml lists notebooks/{name} but {source} does not exist")
     target = src / "notebooks" / f"{name}.ipynb"
     jupytext.write(jupytext.read(source), target)
+    kernel = KERNEL
+    if nice > 0 and os.name == "posix" and Path("/bin/sh").exists():
+        kernel = kernel_at_nice_level(src.parent / "jupyter", nice)
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(
+            filter(None, [str(src.parent / "jupyter"), os.environ.get("JUPYTER_PATH")]))
     start = time.perf_counter()
     progress = {"desc": f"[build] notebooks/{name}", "file": ProgressLines(), "mininterval": 0,
                 "bar_format": "{desc}: {n_fmt}/{total_fmt} cells, {elapsed}"}
@@ -194,10 +225,11 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
         papermill.execute_notebook(
             str(target), str(target), parameters={"profile": args.profile, "device": args.device,
                                           "seed": args.seed},
-            kernel_name="python3", language="python", cwd=str(target.parent),
+            kernel_name=kernel, language="python", cwd=str(target.parent),
             progress_bar=progress, execution_timeout=args.timeout,
-            # the kernel's own log: errors only (not its notice about unencrypted local TCP)
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            # the kernel application's own log stays quiet (its notice about unencrypted local
+            # TCP, the interrupt jupyter_client sends at shutdown); cell errors still fail the build
+            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
         )
     except PapermillExecutionError as err:
         raise BuildError(f"notebook {name} failed in cell {err.cell_index} "
@@ -207,12 +239,16 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace) -> float:
     return time.perf_counter() - start
 
 
+
 def hide_parameter_cells(path: Path) -> None:
     """Tag the notebook's parameters cells (its own and papermill's) ``remove-cell``: the
-    page says which profile produced it; two cells of settings say nothing more."""
+    page says which profile produced it; two cells of settings say nothing more. The notebook
+    then names the plain Python kernel, whichever ran it."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
+    notebook.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3",
+                                       "language": "python"}
     for cell in notebook.cells:
         tags = cell.metadata.setdefault("tags", [])
         if {"parameters", "injected-parameters"} & set(tags) and "remove-cell" not in tags:
@@ -223,17 +259,11 @@ def hide_parameter_cells(path: Path) -> None:
 def execute_and_report(name: str, src: Path, args: argparse.Namespace, nice: int = 0) -> None:
     """:func:`execute_notebook`, with a line before and after on standard output.
 
-    With ``nice`` > 0 this process and the kernel it starts run at that nice level (a
-    worker's level can only rise without privileges; a refusal leaves it as it is).
+    With ``nice`` > 0 the notebook's kernel runs at that nice level.
     """
-    if nice:
-        try:
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
-        except OSError:
-            pass
     print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device}, "
           f"seed {args.seed})", flush=True)
-    seconds = execute_notebook(name, src, args)
+    seconds = execute_notebook(name, src, args, nice)
     print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
 
 

@@ -173,3 +173,51 @@ def test_navigation_works_at_every_width(served_book, width):
         page.wait_for_load_state("load")
         assert not page.url.endswith("book/score_gradient.html")
         browser.close()
+
+
+_OVERFLOWING_MATH = """() => [...document.querySelectorAll('div.math')].filter(d => {
+  const c = d.querySelector('mjx-container');
+  return c && c.scrollWidth > d.clientWidth + 1;
+}).map(d => ({id: d.id, scrolls: getComputedStyle(d).overflowX}))"""
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_equations_fit_their_column_or_scroll(built_book, served_book, width):
+    """At desktop width every display equation fits its column; on a phone the wide ones
+    scroll sideways instead of being clipped."""
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        for relative in _chapter_pages(built_book):
+            if not relative.startswith("book/"):
+                continue
+            page.goto(f"{served_book}/{relative}", wait_until="load")
+            if not page.evaluate("document.querySelectorAll('div.math').length"):
+                continue
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=20000)
+            page.evaluate("MathJax.startup.promise")
+            for equation in page.evaluate(_OVERFLOWING_MATH):
+                if width >= 1000 or equation["scrolls"] not in ("auto", "scroll"):
+                    problems.append(f"{relative} at {width}px: {equation}")
+        browser.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_figures_open_at_full_size_on_a_click(served_book):
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        for relative in ("book/score_gradient.html", "notebooks/score_gradient.html"):
+            page.goto(f"{served_book}/{relative}", wait_until="load")
+            images = page.evaluate("[...document.querySelectorAll('article img')].map(i => "
+                                   "[i.closest('a.enlarge-figure') !== null, i.src])")
+            assert images and all(linked for linked, _ in images), (relative, images)
+        browser.close()

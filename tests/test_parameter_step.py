@@ -126,3 +126,22 @@ def test_the_score_step_raises_the_mass_in_every_row_the_weight_step_does_not():
             raised.append(predicted[..., 1:].flatten() > 0)
     assert torch.cat(raised_by_scores).all()
     assert not torch.cat(raised_by_weights).all()
+
+
+def test_a_weight_step_keeps_the_balance_of_queries_and_keys_to_first_order():
+    # W_Q^T W_Q - W_K^T W_K changes by eta^2 (g_Q^T g_Q - g_K^T g_K) only: the first-order
+    # terms cancel, so gradient flow conserves it (per head, summed over a batch)
+    problem = _problem(6, batch=3, heads=2)
+    problem.forward_backward()
+    w_q, w_k = problem.w_q.detach(), problem.w_k.detach()
+    g_q, g_k = problem.w_q.grad, problem.w_k.grad
+
+    def balance(q, k):
+        return q.transpose(-1, -2) @ q - k.transpose(-1, -2) @ k
+
+    eta = 0.05
+    change = balance(w_q - eta * g_q, w_k - eta * g_k) - balance(w_q, w_k)
+    assert torch.allclose(change, eta**2 * balance(g_q, g_k), atol=1e-12, rtol=0)
+    # and the cancellation is not trivial: each factor alone moves at first order
+    alone = eta * (g_q.transpose(-1, -2) @ w_q + w_q.transpose(-1, -2) @ g_q)
+    assert alone.abs().max() > 10 * change.abs().max()
