@@ -27,6 +27,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -236,8 +237,35 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace, nice: int =
                          f"(execution count {err.exec_count}): {err.ename}: {err.evalue}\n"
                          f"the partly executed notebook is {target}") from err
     hide_parameter_cells(target)
+    describe_figures(target, figure_alt_texts(src / "book"))
     return time.perf_counter() - start
 
+
+
+FIGURE_BLOCK = re.compile(r"```\{figure\} figures/([\w-]+)\.png\n(?::(?!alt:)[^\n]*\n)*:alt: ([^\n]+)")
+
+
+def figure_alt_texts(pages: Path) -> dict[str, str]:
+    """The alt text the book's pages give each figure they show, by figure name."""
+    return {name: alt.strip() for page in sorted(pages.glob("*.md"))
+            for name, alt in FIGURE_BLOCK.findall(page.read_text())}
+
+
+def describe_figures(path: Path, alt_texts: dict[str, str]) -> None:
+    """Give every figure a notebook shows (``show_figure("name", fig)``) an alt text: the one its
+    chapter page gives it, else its name in words (without one, the page would show a hash)."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        shown = re.search(r'show_figure\(\s*"([\w-]+)"', cell.source) \
+            if cell.cell_type == "code" else None
+        if shown is None:
+            continue
+        name = shown.group(1)
+        alt = alt_texts.get(name) or "Figure: " + name.removeprefix("fig_").replace("_", " ")
+        cell.metadata.setdefault("mystnb", {})["image"] = {"alt": alt}
+    nbformat.write(notebook, path)
 
 
 def hide_parameter_cells(path: Path) -> None:

@@ -206,3 +206,11 @@ def test_every_page_carries_the_build_banner(built_book):
         text = page.read_text()
         assert re.search(r"Built \d{4}-\d\d-\d\d \d\d:\d\d UTC from (commit [0-9a-f]{7,}|unknown "
                          r"commit).* · profile quick .* · device cpu", text), page.name
+
+
+def test_notebook_figures_carry_their_chapters_alt_text(built_book):
+    for page in sorted((built_book / "html" / "notebooks").glob("*.html")):
+        alts = re.findall(r'<img [^>]*alt="([^"]*)"', page.read_text())
+        assert all(alt and not alt.endswith(".png") for alt in alts), (page.name, alts)
+    chapter_one = (built_book / "html" / "notebooks" / "score_gradient.html").read_text()
+    assert 'alt="Three heat maps of the compatibility, advantage and score-gradient' in chapter_one

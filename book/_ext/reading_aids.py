@@ -1,11 +1,26 @@
-"""Sphinx extension: keep wide content readable in a narrow column.
+"""Sphinx extension: aids to reading a page, folded proofs and figures that open full size.
 
-- A display equation wider than its column scrolls sideways instead of being clipped (phones).
+- Every proof (a ``prf:proof`` with ``:class: fold``) is folded under a "Proof" line that
+  opens it, so that a page reads as its statements first.
 - Every figure image (chapter figures and notebook outputs) opens at full size on a click, in a
   new tab, so that a multi-panel figure shown at column width can be read at its natural size.
 """
 
 from pathlib import Path
+
+FOLD_PROOFS = """
+document.addEventListener("DOMContentLoaded", () => {
+  for (const proof of document.querySelectorAll("div.proof.fold")) {
+    const details = document.createElement("details");
+    details.className = "proof-fold";
+    const summary = document.createElement("summary");
+    summary.textContent = "Proof";
+    details.appendChild(summary);
+    proof.replaceWith(details);
+    details.appendChild(proof);
+  }
+});
+"""
 
 ENLARGE_ON_CLICK = """
 document.addEventListener("DOMContentLoaded", () => {
@@ -32,6 +47,7 @@ def _add_static_path(app):
 
 def setup(app):
     app.connect("builder-inited", _add_static_path)
-    app.add_css_file("column_fit.css")
+    app.add_css_file("reading_aids.css")
+    app.add_js_file(None, body=FOLD_PROOFS)
     app.add_js_file(None, body=ENLARGE_ON_CLICK)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
