@@ -300,7 +300,8 @@ CPU_SECONDS_HINT = {"content_routing": 600.0, "manifold_formation": 500.0, "em_r
 scheduling hint); any other notebook counts as :data:`DEFAULT_CPU_SECONDS`."""
 DEFAULT_CPU_SECONDS = 30.0
 NICE_STEP = 1.25
-"""Linux gives a process about 1.25 times the CPU share of one a nice level below it."""
+"""Linux gives a process (or an autogroup) about 1.25 times the CPU share of one at the next
+higher nice level."""
 
 
 def expected_seconds(names: list[str], previous_results: Path, profile: str) -> dict[str, float]:
@@ -348,7 +349,7 @@ def execute_all(names: list[str], src: Path, args: argparse.Namespace, jobs: int
                 nice: dict[str, int] | None = None) -> None:
     """Execute ``names``, ``jobs`` at a time in worker processes; stop at the first failure.
 
-    ``nice`` gives the nice level of a notebook's worker and kernel (default 0).
+    ``nice`` gives the nice level of a notebook's kernel (default 0).
 
     A failure raises its :class:`BuildError` here as soon as it happens; leaving the pool
     terminates the notebooks still running. Side by side, each kernel gets an equal share of
