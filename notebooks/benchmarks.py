@@ -24,7 +24,7 @@ profile = "quick"
 device = "auto"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
 import os
 import time
 
@@ -41,9 +41,8 @@ from attention_dynamics.book.benchmarking import (
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.results import (
     BUILD_START_VARIABLE,
-    book_notebooks,
-    book_root,
     load_build_results,
+    notebooks_before,
 )
 from attention_dynamics.book.verdicts import VERDICTS, Bound
 from attention_dynamics.models import TransformerConfig
@@ -192,8 +191,7 @@ pd.DataFrame(scan_rows).T.rename_axis("T")
 # that its own timings above are not shared with another notebook.
 
 # %%
-earlier = book_notebooks(book_root() / "_toc.yml")
-earlier = earlier[: earlier.index(res.notebook)]
+earlier = notebooks_before(res.notebook)
 started = os.environ.get(BUILD_START_VARIABLE)
 try:
     times = {name: c["wall_time_s"] for name, c in load_build_results(earlier).items()}

@@ -24,20 +24,17 @@ profile = "quick"
 device = "auto"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.results import (
-    book_notebooks,
-    book_root,
     load_build_results,
+    notebooks_before,
 )
 
 _, _, res = setup_notebook("execution_report", profile, device, seed)
-expected = [
-    name for name in book_notebooks(book_root() / "_toc.yml") if name != res.notebook
-]
+expected = notebooks_before(res.notebook)
 found = load_build_results(expected)
 
 # %%

@@ -6,12 +6,17 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from attention_dynamics.book.formatting import format_number  # noqa: E402
 from attention_dynamics.book.notebook import setup_notebook  # noqa: E402
-from attention_dynamics.book.plotting import plot_seed_band  # noqa: E402
+from attention_dynamics.book.plotting import (  # noqa: E402
+    COLUMN_INCHES,
+    panel_grid,
+    plot_seed_band,
+)
 from attention_dynamics.book.results import Results  # noqa: E402
 
 
@@ -26,8 +31,14 @@ def test_setup_notebook_seeds_opens_results_and_uses_one_thread(tmp_path, monkey
         assert torch.equal(first, torch.rand(3, generator=torch.Generator().manual_seed(5)))
         assert results.notebook == "demo" and results.seed == 5 and results.profile == "quick"
         assert results.directory == tmp_path
+        # tables print their floats as the reader's numbers
+        table = pd.DataFrame({"rows": [24290.0, 1.0], "error": [0.0363649, 2.6e-15]})
+        text = table.to_string()
+        assert "24,290" in text and "0.0364" in text and "2.60e-15" in text
+        assert "24290.0" not in text and "0.036365" not in text
     finally:
         torch.set_num_threads(before)
+        pd.reset_option("display.float_format")
     with pytest.raises(ValueError, match="profile"):
         setup_notebook("demo", "fast", "cpu", 0)
     with pytest.raises(ValueError, match="seed"):
@@ -71,3 +82,18 @@ def test_format_number_writes_integers_whole_and_the_rest_to_three_figures():
         format_number(1.0, digits=0)
     with pytest.raises(ValueError, match="value must be a number"):
         format_number("1.0")
+
+
+def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
+    fig, axes = panel_grid(3, sharey=True)
+    assert axes.shape == (3,) and len(fig.axes) == 3  # the fourth cell is removed
+    assert fig.get_figwidth() <= COLUMN_INCHES
+    assert axes[0].get_position().y0 > axes[2].get_position().y0  # two to a row
+    plt.close(fig)
+    fig, axes = panel_grid(1)
+    assert axes.shape == (1,)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="n_panels"):
+        panel_grid(0)
+    with pytest.raises(ValueError, match="columns"):
+        panel_grid(2, columns=0)

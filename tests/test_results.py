@@ -1,12 +1,18 @@
 """Reading the table of contents: which notebooks the build runs, and in which groups."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import yaml
 
-from attention_dynamics.book.results import book_notebook_parts, book_notebooks
+from attention_dynamics.book.results import (
+    RESULTS_DIR_VARIABLE,
+    book_notebook_parts,
+    book_notebooks,
+    notebooks_before,
+)
+from book_build.schedule import DEFAULT_CPU_SECONDS, expected_seconds, longest_first, nice_levels
+from book_build.staging import stage_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 def test_the_chapters_come_first_and_the_reports_after_them():
@@ -31,38 +37,29 @@ def test_the_build_refuses_a_number_of_jobs_below_one(run_build):
     assert "--jobs" in completed.stderr and "must be a positive int" in completed.stderr
 
 
-def _build_book_module():
-    spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
-    build_book = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_book)
-    return build_book
-
-
 def test_chapters_are_scheduled_by_the_cpu_time_of_the_last_build_of_the_profile(tmp_path):
-    build_book = _build_book_module()
     names = ["a", "b", "c"]
     for name, cpu, wall in (("a", 5.0, 50.0), ("b", 50.0, 60.0), ("c", 20.0, 55.0)):
         (tmp_path / f"{name}.json").write_text(json.dumps(
             {"profile": "quick", "cpu_time_s": cpu, "wall_time_s": wall}))
-    seconds = build_book.expected_seconds(names, tmp_path, "quick")
+    seconds = expected_seconds(names, tmp_path, "quick")
     assert seconds == {"a": 5.0, "b": 50.0, "c": 20.0}
-    assert build_book.longest_first(seconds) == ["b", "c", "a"]
+    assert longest_first(seconds) == ["b", "c", "a"]
     # shares in proportion to the work: 1.25**n times shorter, n levels nicer
-    assert build_book.nice_levels(seconds) == {"a": 10, "b": 0, "c": 4}
+    assert nice_levels(seconds) == {"a": 10, "b": 0, "c": 4}
     # another profile's times, or a notebook without one, fall back to the hint
-    hinted = build_book.expected_seconds([*names, "content_routing"], tmp_path, "paper")
-    assert build_book.longest_first(hinted) == ["content_routing", *names]
-    assert build_book.expected_seconds(names, tmp_path / "missing", "quick") == \
-        {name: build_book.DEFAULT_CPU_SECONDS for name in names}
+    hinted = expected_seconds([*names, "content_routing"], tmp_path, "paper")
+    assert longest_first(hinted) == ["content_routing", *names]
+    assert expected_seconds(names, tmp_path / "missing", "quick") == \
+        {name: DEFAULT_CPU_SECONDS for name in names}
 
 
 def test_the_repository_button_appears_only_with_a_repository_url(tmp_path, monkeypatch):
-    build_book = _build_book_module()
-    plain = yaml.safe_load((build_book.stage_sources(tmp_path / "a") / "_config.yml").read_text())
+    plain = yaml.safe_load((stage_sources(tmp_path / "a") / "_config.yml").read_text())
     assert "repository" not in plain and not plain["html"].get("use_repository_button")
     assert "launch_buttons" not in plain
     url = "https://github.com/example/book"
-    staged = yaml.safe_load((build_book.stage_sources(tmp_path / "b", url) / "_config.yml")
+    staged = yaml.safe_load((stage_sources(tmp_path / "b", url) / "_config.yml")
                             .read_text())
     assert staged["repository"]["url"] == url and staged["html"]["use_repository_button"]
 
@@ -71,3 +68,18 @@ def test_the_build_refuses_a_repository_url_that_is_not_https(run_build):
     completed = run_build("--repository-url", "github.com/example/book")
     assert completed.returncode == 1
     assert "--repository-url must start with https://" in completed.stderr
+
+
+def test_notebooks_before_follow_the_toc_inside_a_book_and_the_results_outside(tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert notebooks_before("score_gradient") == []
+    assert notebooks_before("value_update") == ["score_gradient"]
+    assert "benchmarks" in notebooks_before("execution_report")
+    outside = tmp_path / "download"
+    (outside / "results").mkdir(parents=True)
+    for name in ("value_update", "score_gradient", "execution_report"):
+        (outside / "results" / f"{name}.json").write_text("{}")
+    monkeypatch.chdir(outside)
+    monkeypatch.setenv(RESULTS_DIR_VARIABLE, str(outside / "results"))
+    assert notebooks_before("execution_report") == ["score_gradient", "value_update"]

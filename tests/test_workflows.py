@@ -57,3 +57,13 @@ def test_the_publishing_workflow_builds_the_book_and_uploads_its_html():
     pinned = next(line for line in (ROOT / "requirements.txt").read_text().splitlines()
                   if line.startswith("torch=="))
     assert pinned in runs
+
+
+def test_the_publishing_workflow_gives_the_build_the_address_of_the_site():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text())
+    steps = _steps(workflow)
+    pages = next(step for step in steps if step.get("uses", "").startswith("actions/configure-pages"))
+    build = next(step for step in steps if "make book" in step.get("run", ""))
+    # the downloaded notebooks install the library's wheel from the published book
+    assert build["env"]["SITE_URL"] == f"${{{{ steps.{pages['id']}.outputs.base_url }}}}"
+    assert steps.index(pages) < steps.index(build)

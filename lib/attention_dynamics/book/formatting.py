@@ -30,3 +30,14 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
     if magnitude < 1e-3 or magnitude >= 1e6:
         return f"{value:.{digits - 1}e}".replace("e-0", "e-").replace("e+0", "e+")
     return f"{value:#.{digits}g}".rstrip(".")
+
+
+def use_reader_number_format() -> None:
+    """Make pandas print every float of a table with :func:`format_number` (text and HTML).
+
+    Whole floats then read as integers with thousands separators (``704``, ``24,290``) instead
+    of ``704.000000``, and the rest to three significant figures; ``nan`` stays pandas' own.
+    """
+    import pandas as pd
+
+    pd.set_option("display.float_format", lambda value: format_number(float(value)))

@@ -3,7 +3,7 @@
 :func:`setup_notebook` does what every notebook of the book needs before its first
 computation, so that the policy is the same everywhere: the device resolved, every random
 number generator seeded, the results file opened (its wall clock starts), the figure style
-set, and one CPU thread.
+and the tables' number format set, and one CPU thread.
 
 One thread because the book's models and problems are small: on the two-core machines the
 book is built on, threads mostly wait for each other at every small operation (and stall when
@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import torch
 
+from attention_dynamics.book.formatting import use_reader_number_format
 from attention_dynamics.book.plotting import use_book_style
 from attention_dynamics.book.results import Results
 from attention_dynamics.runtime import resolve_device, seed_everything
@@ -47,6 +48,7 @@ def setup_notebook(notebook: str, profile: str, device: str, seed: int) -> Noteb
     generator = seed_everything(seed, resolved)
     results = Results(notebook, profile, resolved, seed)
     use_book_style()
+    use_reader_number_format()
     if resolved.type == "cpu":
         torch.set_num_threads(1)
     return NotebookSetup(resolved, generator, results)

@@ -44,6 +44,36 @@ def figures_dir() -> Path:
     return (book_root() or Path.cwd()) / "_build" / "figures"
 
 
+COLUMN_INCHES = 9.0
+"""The widest figure, in inches, that the book's text column shows at nearly natural size
+(about 990 px at the style's 110 dpi, against a column of about 770 px on a desktop screen),
+so that tick labels stay at 9 pt or more where they are shown."""
+
+
+def panel_grid(n_panels: int, columns: int = 2, panel_size: tuple[float, float] = (4.4, 3.3),
+               **subplot_kw) -> tuple[matplotlib.figure.Figure, np.ndarray]:
+    """A figure of ``n_panels`` panels, ``columns`` to a row, sized for the text column.
+
+    Returns the figure and a flat array of exactly ``n_panels`` axes, in reading order (unused
+    cells of the last row are removed), so that code written for one row of panels
+    (``axes[i]``, ``zip(axes, ...)``) works unchanged. ``subplot_kw`` goes to
+    ``matplotlib.pyplot.subplots`` (``sharex``, ``sharey``...).
+    """
+    if not isinstance(n_panels, int) or n_panels < 1:
+        raise ValueError(f"n_panels must be a positive int; got {n_panels!r}")
+    if not isinstance(columns, int) or columns < 1:
+        raise ValueError(f"columns must be a positive int; got {columns!r}")
+    columns = min(columns, n_panels)
+    rows = -(-n_panels // columns)
+    width, height = panel_size
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows),
+                             squeeze=False, **subplot_kw)
+    flat = axes.ravel()
+    for unused in flat[n_panels:]:
+        unused.remove()
+    return fig, flat[:n_panels]
+
+
 def show_figure(name: str, fig: matplotlib.figure.Figure) -> None:
     """Save ``fig`` as ``<figures dir>/<name>.png`` (:func:`figures_dir`), display it in the
     notebook, close it. Returns nothing, so that a cell ending with it shows only the figure."""

@@ -204,6 +204,20 @@ def book_notebooks(toc_path: str | Path) -> list[str]:
     return _notebooks_below(yaml.safe_load(Path(toc_path).read_text()), [])
 
 
+def notebooks_before(name: str) -> list[str]:
+    """The notebooks that the book runs before ``name``, in reading order.
+
+    Inside a book (:func:`book_root`) they come from its ``_toc.yml``; outside one (a
+    downloaded notebook) they are the notebooks whose results files :func:`results_dir` holds,
+    in name order, without ``name``: what a report can read there.
+    """
+    root = book_root()
+    if root is None:
+        return [found for found in load_results() if found != name]
+    order = book_notebooks(root / "_toc.yml")
+    return order[: order.index(name)] if name in order else order
+
+
 def book_notebook_parts(toc_path: str | Path) -> list[list[str]]:
     """The notebooks of each part of ``_toc.yml`` (one list for a toc without parts).
 

@@ -1,0 +1,216 @@
+"""What readers download: the library's wheel, and notebooks that run outside the book.
+
+The fast tests check the pieces (plain Markdown for MyST, the install cell, the wheel); the slow
+ones read the built book and run one downloaded notebook in a fresh virtual environment that
+has the library only from the wheel.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from attention_dynamics.book.results import book_notebooks
+from book_build import BuildError
+from book_build.downloads import (
+    DownloadSettings,
+    build_wheel,
+    install_cell_source,
+    notebook_pins,
+    requirement_pins,
+    runnable_download,
+)
+from book_build.plain_markdown import NotebookContext, page_references, plain_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = book_notebooks(ROOT / "_toc.yml")
+RAW_MYST = re.compile(r"\{[\w:+-]+\}`|^\s*(:::|```\{)|^\s*\([\w:.-]+\)=\s*$", re.M)
+PAGE = """<nav><a class="reference internal" href="../book/ch.html">1. Chapter in the menu</a></nav>
+<article class="bd-article">
+<a class="reference internal" href="../book/ch.html"><span class="doc">The chapter</span></a>
+<a class="reference internal" href="../book/ch.html#prop-law">Proposition 1.2</a>
+<a class="reference internal" href="../book/ch.html#equation-eq-law">(1.3)</a>
+<a class="reference internal" href="../book/api.html#module-pkg.verdicts" title="pkg.verdicts">
+<code class="xref py py-mod"><span class="pre">verdicts</span></code></a>
+</article>"""
+GLUED = {"gap": {"text/plain": "0.123456"}, "steps": {"text/plain": "400.0"}}
+
+
+def _context(site_url=None) -> NotebookContext:
+    path = "notebooks/demo.html"
+    return NotebookContext("demo", path, page_references(PAGE, path), GLUED, site_url)
+
+
+def _settings(**overrides) -> DownloadSettings:
+    return DownloadSettings(**{
+        "wheel_name": "attention_dynamics-0.1.0-py3-none-any.whl", "version": "0.1.0",
+        "pins": {"torch": "torch==2.13.0", "myst_nb": "myst-nb==1.4.0", "pandas": "pandas==3.1.1"},
+        "library_imports": {"torch", "myst_nb", "math"}, "book_title": "Demo", **overrides})
+
+
+def test_roles_become_the_text_their_page_shows():
+    source = ("See {doc}`/book/ch`, {prf:ref}`prop-law` and {eq}`eq-law`; module "
+              "{mod}`~pkg.verdicts`; a gap of {glue:text}`gap:.2f` after {glue:text}`steps:.0f` "
+              "steps ({glue}`steps`), {cite}`Agarwal2025a`, {math}`x^2` and {sub}`low`.")
+    assert plain_markdown(source, _context()) == (
+        "See *The chapter*, Proposition 1.2 and (1.3); module `verdicts`; a gap of 0.12 after "
+        "400 steps (400.0), [Agarwal2025a], $x^2$ and low.")
+    linked = plain_markdown("{doc}`the law </book/ch>` and {prf:ref}`prop-law`",
+                            _context("https://example.org/book/"))
+    assert linked == ("[the law](https://example.org/book/book/ch.html) and "
+                      "[Proposition 1.2](https://example.org/book/book/ch.html#prop-law)")
+
+
+def test_directives_and_targets_become_plain_markdown():
+    source = ("(sec-demo)=\n## Demo\n\n:::{note}\nSee {eq}`eq-law`.\n:::\n\n"
+              "```{math}\n:label: eq-x\nx = 1\n```\n\n::::{admonition} Why\n:::{tip}\nin\n:::\n"
+              "::::")
+    assert plain_markdown(source, _context()) == (
+        "## Demo\n\n> **Note**\n>\n> See (1.3).\n\n$$\nx = 1\n$$\n\n"
+        "> **Why**\n>\n> > **Tip**\n> >\n> > in")
+    with pytest.raises(BuildError, match="never closed"):
+        plain_markdown(":::{note}\nopen", _context())
+
+
+def test_a_reference_the_page_does_not_show_is_an_error():
+    with pytest.raises(BuildError, match=r"notebooks/demo: \{eq\}`eq-other` has no link"):
+        plain_markdown("{eq}`eq-other`", _context())
+    with pytest.raises(BuildError, match="does not glue"):
+        plain_markdown("{glue:text}`missing:.2f`", _context())
+    with pytest.raises(BuildError, match="no <article>"):
+        page_references("<html></html>", "notebooks/demo.html")
+
+
+def test_the_install_cell_pins_what_the_notebook_and_the_library_import(tmp_path):
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("# pins\ntorch==2.13.0\njupyter-book>=1,<2\nmyst-nb==1.4.0  # glue\n"
+                            "-e .\n")
+    assert requirement_pins(requirements) == {"torch": "torch==2.13.0",
+                                              "myst_nb": "myst-nb==1.4.0"}
+    settings = _settings()
+    pins = notebook_pins("demo", "import json\nimport pandas as pd\n%time 1", settings)
+    assert pins == ["torch==2.13.0", "myst-nb==1.4.0", "pandas==3.1.1"]
+    with pytest.raises(BuildError, match=r"notebooks/demo imports \['scipy'\]"):
+        notebook_pins("demo", "from scipy import stats", settings)
+    cell = install_cell_source(pins, _settings(site_url="https://example.org/book/"))
+    assert "NEEDED = ('attention_dynamics', 'torch', 'myst_nb', 'pandas')" in cell
+    assert ("    %pip install \\\n        https://example.org/book/wheel/attention_dynamics-0.1.0-"
+            "py3-none-any.whl \\\n        torch==2.13.0 \\\n") in cell
+    # without the book's address, the wheel is a file beside the notebook
+    assert "        attention_dynamics-0.1.0-py3-none-any.whl \\\n" in install_cell_source(
+        pins, settings)
+
+
+def test_the_download_opens_with_running_this_code_and_leaves_the_notebook_as_it_was():
+    record = "application/papermill.record/"
+    glue = nbformat.v4.new_output("display_data", data={f"{record}text/plain": "1"},
+                                  metadata={"scrapbook": {"name": "n", "mime_prefix": record}})
+    executed = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Demo\n\nChecks {prf:ref}`prop-law`."),
+        nbformat.v4.new_code_cell("import torch\nfrom attention_dynamics import heads",
+                                  outputs=[nbformat.v4.new_output("stream", text="1\n"), glue])])
+    executed.metadata["papermill"] = {"input_path": "/build/.stage/demo.ipynb",
+                                      "parameters": {"profile": "quick", "seed": 0}}
+    download = runnable_download(executed, "demo", PAGE, _settings(), earlier=["a", "b"])
+    first, install, title = download.cells[:3]
+    assert first.source.startswith("## Running this code") and "profile `quick`" in first.source
+    assert "`a`, `b`" in first.source and "--only a b demo" in first.source
+    assert install.cell_type == "code" and "%pip install" in install.source
+    assert title.source == "# Demo\n\nChecks Proposition 1.2."
+    assert [output["output_type"] for output in download.cells[3].outputs] == ["stream"]  # no glue
+    assert "input_path" not in download.metadata["papermill"]
+    assert executed.cells[0].source.endswith("{prf:ref}`prop-law`.")  # the original is untouched
+    assert "input_path" in executed.metadata["papermill"]
+
+
+def test_the_wheel_builds_offline_with_every_module_of_the_library(tmp_path):
+    wheel = build_wheel(tmp_path / "wheel", tmp_path / "scratch")
+    assert wheel.name.startswith("attention_dynamics-") and wheel.name.endswith("-py3-none-any.whl")
+    packaged = {name for name in zipfile.ZipFile(wheel).namelist() if name.endswith(".py")}
+    sources = {path.relative_to(ROOT / "lib").as_posix()
+               for path in (ROOT / "lib" / "attention_dynamics").rglob("*.py")}
+    assert packaged == sources
+    assert not (ROOT / "build").exists()  # built from a copy: nothing left in the repository
+
+
+@pytest.mark.slow
+def test_the_book_carries_the_wheel_and_runnable_downloads(built_book):
+    html = built_book / "html"
+    assert len(list((html / "wheel").glob("attention_dynamics-*-py3-none-any.whl"))) == 1
+    for name in NOTEBOOKS:
+        download = nbformat.read(html / "_sources" / "notebooks" / f"{name}.ipynb", as_version=4)
+        assert download.cells[0].source.startswith("## Running this code"), name
+        assert "%pip install" in download.cells[1].source, name
+        reads_others = "needs the results of other notebooks" in download.cells[0].source
+        assert reads_others == (name in ("benchmarks", "reproduction_report",
+                                         "execution_report")), name
+        raw = [match[0] for cell in download.cells if cell.cell_type == "markdown"
+               for match in RAW_MYST.finditer(cell.source)]
+        assert not raw, (name, raw)
+        assert not [output for cell in download.cells for output in cell.get("outputs", [])
+                    if "scrapbook" in output.get("metadata", {})], name
+        # the page shows the notebook as the book ran it, without the install cells
+        assert "Running this code" not in (html / "notebooks" / f"{name}.html").read_text()
+
+
+PROBE = ("import json, sys, attention_dynamics\n"
+         "print(json.dumps({'library': attention_dynamics.__file__, 'prefix': sys.prefix, "
+         "'path': sys.path}))")
+RUNNER = """import sys
+import nbformat
+from nbclient import NotebookClient
+notebook = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(notebook, kernel_name="python3", timeout=900,
+               resources={"metadata": {"path": sys.argv[2]}}).execute()
+nbformat.write(notebook, sys.argv[3])
+"""
+
+
+def _fresh_environment(folder: Path, wheel: Path) -> Path:
+    """A new virtual environment in ``folder`` with the library installed from ``wheel`` alone;
+    its other packages are this environment's, reached through a ``.pth`` file to this
+    environment's site-packages (whose own ``.pth`` files, the editable install of ``lib/``
+    among them, are not read). Returns its Python."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--disable-pip-version-check", str(wheel)], check=True)
+    site = subprocess.run([str(python), "-c", "import sysconfig; "
+                           "print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    (Path(site) / "book_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+@pytest.mark.slow
+def test_a_downloaded_notebook_runs_from_the_wheel_in_a_fresh_environment(built_book, tmp_path):
+    html = built_book / "html"
+    (wheel,) = (html / "wheel").glob("*.whl")
+    python = _fresh_environment(tmp_path / "fresh", wheel)
+    notebook = nbformat.read(html / "_sources" / "notebooks" / "score_gradient.ipynb",
+                             as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
+    run = tmp_path / "run"  # outside the repository: no _toc.yml above it
+    run.mkdir()
+    (run / "score_gradient.ipynb").write_text(nbformat.writes(notebook))
+    environment = {key: value for key, value in os.environ.items()
+                   if key != "PYTHONPATH" and not key.startswith("ATTENTION_DYNAMICS_")}
+    completed = subprocess.run(
+        [str(python), "-c", RUNNER, str(run / "score_gradient.ipynb"), str(run),
+         str(run / "executed.ipynb")], cwd=run, env=environment, capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stderr[-5000:]
+    executed = nbformat.read(run / "executed.ipynb", as_version=4)
+    assert executed.cells[1].outputs == []  # the install cell found everything: no pip run
+    probe = json.loads(executed.cells[-1].outputs[0]["text"])
+    assert probe["prefix"] == str(tmp_path / "fresh")
+    assert Path(probe["library"]).is_relative_to(tmp_path / "fresh")
+    assert str(ROOT / "lib") not in probe["path"]
+    results = json.loads((run / "_build" / "results" / "score_gradient.json").read_text())
+    assert results["metrics"]["routing_law_max_abs_error"] < 1e-10
