@@ -30,7 +30,7 @@ profile = "quick"
 device = "auto"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
 import copy
 
 import matplotlib.pyplot as plt
@@ -41,8 +41,12 @@ import torch
 from myst_nb import glue
 
 from attention_dynamics.book.notebook import setup_notebook
-from attention_dynamics.book.paper_numbers import ENTROPY_MAE_BITS, RECALL_ACCURACY
-from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.paper_numbers import (
+    AUTHORS_TRAINING_SEQUENCES,
+    ENTROPY_MAE_BITS,
+    RECALL_ACCURACY,
+)
+from attention_dynamics.book.plotting import panel_grid, show_figure
 from attention_dynamics.measures.geometry import manifold_summary
 from attention_dynamics.measures.metrics import blind_predictor_maes, entropy_bits
 from attention_dynamics.measures.routing_probes import (
@@ -57,7 +61,10 @@ from attention_dynamics.measures.routing_probes import (
     reading_layer,
 )
 from attention_dynamics.measures.scan_gradients import (
+    log_weight_gradient,
     mamba_routing_gradients,
+    pooled_readers,
+    pooled_zero_sum_fraction,
     scan_routing_gradients,
     transformer_score_gradients,
     zero_sum_fraction,
@@ -219,6 +226,10 @@ res.record(
 )
 res.record("n_seeds", len(seeds))
 res.record_all(settings["steps"], prefix="steps_")
+res.record_all(
+    {task: settings["steps"][task] * settings["batch_size"][task] for task in TASKS},
+    prefix="training_sequences_",
+)
 res.record_all(
     {
         "bijection_n_symbols": tasks["bijection"].n_symbols,
@@ -437,6 +448,13 @@ glue(
     ),
     display=False,
 )
+glue(
+    "recall_capacity_phrase",
+    "no more pairs than addresses, so it does not ask the capacity question"
+    if tasks["recall"].n_pairs <= res.metrics["mamba_d_state"]
+    else "more pairs than addresses, so it asks the capacity question",
+    display=False,
+)
 res.record("recall_solved_seeds_transformer", solved["transformer"])
 res.record("recall_mamba_solved_seeds", solved["mamba"])
 
@@ -444,7 +462,7 @@ res.record("recall_mamba_solved_seeds", solved["mamba"])
 palette = dict(
     zip(ARCHITECTURES, sns.color_palette("colorblind", len(ARCHITECTURES)), strict=True)
 )
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+fig, axes = panel_grid(3)
 x = np.arange(len(ARCHITECTURES))
 for ax, name in zip(axes, TASKS, strict=True):
     for i, arch in enumerate(ARCHITECTURES):
@@ -465,7 +483,7 @@ for ax, name in zip(axes, TASKS, strict=True):
             color="0.4",
             ls="--",
             lw=1,
-            label="values known, keys not (1/N)",
+            label="values known, keys not (1/P)",
         )
         ax.axhline(
             tasks["recall"].chance_accuracy,
@@ -514,7 +532,7 @@ show_figure("fig_routing_scores", fig)
 # settle the claim; both staying on it while the loss still falls decides nothing.
 
 # %%
-deep_mamba = {}
+deep_mamba, deep_mamba_first_model = {}, {}
 hmm_training = SequenceTrainingConfig(
     steps=settings["steps"]["hmm"],
     batch_size=settings["batch_size"]["hmm"],
@@ -536,13 +554,15 @@ for variant in MAMBA_VARIANTS:
         variant=variant,
         **settings["deep_mamba"],
     )
-    variant_runs = [
+    trained = [
         train_and_evaluate(
             config, tasks["hmm"], hmm_training, run_seed, eval_sets["hmm"], dev
-        )[1]
+        )
         for run_seed in seeds[: settings["deep_mamba_seeds"]]
     ]
+    variant_runs = [run for _, run in trained]
     deep_mamba[variant] = variant_runs
+    deep_mamba_first_model[variant] = trained[0][0]
     res.record(f"n_parameters_mamba_{variant}_deep_hmm", variant_runs[0].n_parameters)
     res.record_spread(
         f"mae_per_sample_bits_mamba_{variant}_deep_hmm",
@@ -553,6 +573,32 @@ for variant in MAMBA_VARIANTS:
         max(relative_fall(run.history.loss) for run in variant_runs),
     )
 res.record("deep_mamba_layers", settings["deep_mamba"]["n_layers"])
+# a seed "leaves the plateau" when its per-sample MAE is more than 0.05 bits below it
+off_plateau = {
+    f"mamba_{variant}_deep": sum(
+        run.report.mae_per_sample < uniform_mae - 0.05 for run in variant_runs
+    )
+    for variant, variant_runs in deep_mamba.items()
+} | {
+    arch: sum(
+        runs[arch, "hmm", r].report.mae_per_sample < uniform_mae - 0.05
+        for r in range(len(seeds))
+    )
+    for arch in ARCHITECTURES
+}
+res.record_all(off_plateau, prefix="hmm_seeds_off_plateau_")
+res.record("deep_mamba_seeds", settings["deep_mamba_seeds"])
+glue(
+    "authors_budget_mamba_hmm",
+    AUTHORS_TRAINING_SEQUENCES["mamba", "hmm"].text,
+    display=False,
+)
+for arch, task in (("mamba", "hmm"), ("lstm", "bijection")):
+    res.record(
+        f"budget_share_{arch}_{task}",
+        res.metrics[f"training_sequences_{task}"]
+        / AUTHORS_TRAINING_SEQUENCES[arch, task].value,
+    )
 pd.DataFrame(
     {
         f"Mamba, {variant}, {settings['deep_mamba']['n_layers']} layers": {
@@ -598,7 +644,7 @@ hmm = tasks["hmm"]
 hmm_batch = eval_sets["hmm"][0]
 positions = hmm.query_positions.to(dev)
 bayes_h = hmm_batch.bayes_entropy_bits[:, positions].cpu()
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), sharex=True, sharey=True)
+fig, axes = panel_grid(4, sharex=True, sharey=True)
 for ax, arch in zip(axes, ARCHITECTURES, strict=True):
     with torch.no_grad():
         model_h = entropy_bits(first_models[arch, "hmm"](hmm_batch.tokens))[
@@ -614,7 +660,8 @@ for ax, arch in zip(axes, ARCHITECTURES, strict=True):
     ax.plot(span, span, "k--", lw=1)
     ax.axhline(np.log2(hmm.n_states), color="0.5", ls=":", lw=1)
     ax.set_xlabel(f"Bayes entropy (bits)\n{arch}")
-axes[0].set_ylabel("model entropy (bits)")
+for ax in axes[::2]:
+    ax.set_ylabel("model entropy (bits)")
 res.record("hmm_bayes_entropy_sd", (bayes_h - bayes_h.mean(0)).std())
 show_figure("fig_routing_hmm_entropy", fig)
 
@@ -762,9 +809,9 @@ offset_table.round(3)
 # (kernel width 4), so the pair $(2j, 2j+1)$ is whole in its inputs at $2j+1$, $2j+2$ and $2j+3$;
 # the table shows which offsets carry its mass. The *pair share* of a query is measured where
 # each model can read the pair: the mass on positions $2j + \delta$ and $2j + 1 + \delta$ over the
-# mass on all $2N$ positions shifted alike, with $\delta = 0$ for the transformer and $\delta = 2$
+# mass on all $2P$ positions shifted alike, with $\delta = 0$ for the transformer and $\delta = 2$
 # for the Mamba (the last two positions whose input still holds the whole pair); reading
-# uniformly gives $1/N$. The LSTM has no mixing weights over positions; for it, and for the
+# uniformly gives $1/P$. The LSTM has no mixing weights over positions; for it, and for the
 # others alike, the *attribution share* replaces the weights by the gradient norm of the correct
 # answer's logit with respect to each position's embedding (on the pair itself, no shift). Every
 # seed, every checkpoint.
@@ -821,7 +868,7 @@ res.record(
 by_step.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
+fig, axes = panel_grid(4)
 columns = ("accuracy", "pair share", "attribution")
 for arch in probe_models:
     for r, run_seed in enumerate(seeds):
@@ -979,7 +1026,11 @@ errors
 # $|\sum_s G_{ts}| / \sum_s |G_{ts}|$ at the query rows measures this (0: pure re-routing, 1:
 # pure rescaling); for $\log\Delta$, the share of the one-sided forgetting term in the
 # gradient's size says how much of a baseline the decays supply. Trained recall models (the
-# seeds shown above), on the probe batch; the transformer in float64.
+# seeds shown above), on the probe batch; the transformer in float64. The raw $\partial
+# L/\partial M$ is not the like of $\partial L/\partial s$, which is a gradient with respect to
+# log weights; $M \odot \partial L/\partial M$ is, and so it is measured too, per channel and
+# pooled over channels, also on the two-layer Mamba of each variant trained on HMM filtering
+# above (first seed), where the authors' LayerNorm makes the pooled sum vanish.
 
 # %%
 query_rows = recall.query_positions.to(dev)
@@ -998,6 +1049,52 @@ res.record(
 forget = np.mean([g.log_delta_forget.abs().sum().item() for g in scan_grads])
 write = np.mean([g.log_delta_write.abs().sum().item() for g in scan_grads])
 res.record("mamba_log_delta_forget_share", forget / (forget + write))
+# like with like: M ⊙ dL/dM against dL/ds, per channel and pooled over channels; the
+# pooled law of a LayerNorm on the scan output, on the authors' variant trained on HMM
+log_weight = [log_weight_gradient(g).double() for g in scan_grads]
+res.record(
+    "mamba_log_weight_gradient_net_fraction",
+    np.mean([zero_sum_fraction(g, query_rows) for g in log_weight]),
+)
+res.record(
+    "mamba_log_weight_gradient_pooled_net_fraction",
+    np.mean([pooled_zero_sum_fraction(g, query_rows) for g in log_weight]),
+)
+hmm_check = tasks["hmm"].sample(
+    settings["gradient_check_size"], torch.Generator(device=dev).manual_seed(seed + 10)
+)
+for variant, model in deep_mamba_first_model.items():
+    log_weight = [
+        log_weight_gradient(g).double()
+        for g in mamba_routing_gradients(model, hmm_check)
+    ]
+    with torch.no_grad():
+        _, hmm_record = model(hmm_check.tokens, return_record=True)
+    # readers whose scan no clamp has touched in any channel (the authors' clamps)
+    unclamped = [
+        None if layer.exact is None else layer.exact.all(-1)
+        for layer in hmm_record.layers
+    ]
+    res.record(
+        f"mamba_{variant}_hmm_log_weight_gradient_net_fraction",
+        np.mean([zero_sum_fraction(g) for g in log_weight]),
+    )
+    # a layer whose every reader was clamped somewhere has nothing to measure
+    measured = [
+        (g, keep)
+        for g, keep in zip(log_weight, unclamped, strict=True)
+        if pooled_readers(g, keep).any()
+    ]
+    res.record(f"mamba_{variant}_hmm_pooled_layers_measured", len(measured))
+    res.record(
+        f"mamba_{variant}_hmm_log_weight_gradient_pooled_net_fraction",
+        np.mean([pooled_zero_sum_fraction(g, keep=keep) for g, keep in measured]),
+    )
+    if variant == "authors":
+        res.record(
+            "mamba_authors_hmm_clamped_reader_share",
+            1 - torch.cat([keep.flatten() for keep in unclamped]).double().mean(),
+        )
 with torch.no_grad():
     implicit = record.layers[0].attention[:, :, recall.query_positions.to(dev)]
 res.record(
@@ -1011,6 +1108,13 @@ pd.Series(
             "transformer_score_gradient_net_fraction",
             "mamba_attention_gradient_net_fraction",
             "mamba_log_delta_forget_share",
+            "mamba_log_weight_gradient_net_fraction",
+            "mamba_log_weight_gradient_pooled_net_fraction",
+            *(
+                f"mamba_{variant}_hmm_log_weight_gradient_{kind}net_fraction"
+                for variant in deep_mamba_first_model
+                for kind in ("", "pooled_")
+            ),
             "mamba_attention_negative_fraction",
             "mamba_attention_row_sum_mean",
         )

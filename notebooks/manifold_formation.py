@@ -32,7 +32,7 @@ profile = "quick"
 device = "auto"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
 import dataclasses
 
 import matplotlib.pyplot as plt
@@ -43,7 +43,7 @@ from myst_nb import glue
 
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.paper_numbers import AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY
-from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.plotting import COLUMN_INCHES, panel_grid, show_figure
 from attention_dynamics.measures.frame_precision import (
     direction_stability,
     probe_direction,
@@ -206,6 +206,11 @@ def key_position_mae(report, task):
 
 res.record("n_symbols", settings["n_symbols"])
 res.record("bijection_steps", settings["bijection_training"]["steps"])
+res.record(
+    "bijection_training_sequences",
+    settings["bijection_training"]["steps"]
+    * settings["bijection_training"]["batch_size"],
+)
 for layout, run in bijection_runs.items():
     report, task = run["report"], run["task"]
     res.record(
@@ -313,6 +318,10 @@ errors = length_reports[longest].abs_error
 K = hmm.n_observations
 res.record("hmm_parameters", count_parameters(hmm_model))
 res.record("hmm_steps", settings["hmm_training"]["steps"])
+res.record(
+    "hmm_training_sequences",
+    settings["hmm_training"]["steps"] * settings["hmm_training"]["batch_size"],
+)
 res.record("hmm_train_seconds", hmm_history.seconds, timing=True)
 res.record("hmm_train_length", K)
 res.record("hmm_entropy_mae_bits", hmm_report.mae_mean_curve)
@@ -342,7 +351,7 @@ for length in settings["hmm_test_lengths"]:
 
 # %%
 separate = bijection_runs["separate"]
-fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+fig, axes = panel_grid(3)
 for layout, run in bijection_runs.items():
     task, report = run["task"], run["report"]
     keys = np.arange(1, task.n_pairs + 1)
@@ -977,7 +986,7 @@ res.record("attention_settle_fraction", settle["attention"] / steps[-1])
 pd.Series(settle, name="settle step")
 
 # %%
-fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.4))
+fig, (left, right) = plt.subplots(1, 2, figsize=(COLUMN_INCHES, 4.0))
 shown = dynamics.index.to_numpy()
 for layer in range(separate["config"].n_layers):
     left.plot(

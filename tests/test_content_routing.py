@@ -2,6 +2,8 @@
 
 import pytest
 
+from attention_dynamics.book.paper_numbers import AUTHORS_TRAINING_SEQUENCES
+
 ARCHITECTURES = ("transformer", "mamba", "lstm", "mlp")
 
 
@@ -50,6 +52,27 @@ def test_notebook_numbers_support_the_pages_claims(results):
     assert m["transformer_score_gradient_net_fraction"] < 1e-8
     assert m["mamba_attention_gradient_net_fraction"] > 0.1
     assert 0 < m["mamba_attention_negative_fraction"] < 1
+    # like with like (M * dL/dM): the authors' LayerNorm pools the reader's total to zero over
+    # channels, not per channel
+    assert m["mamba_authors_hmm_pooled_layers_measured"] >= 1
+    assert m["mamba_authors_hmm_log_weight_gradient_pooled_net_fraction"] < 1e-2
+    for variant in ("authors", "standard"):
+        assert m[f"mamba_{variant}_hmm_log_weight_gradient_net_fraction"] > 0.05
+    # the seeds off the plateau are those whose per-sample MAE is 0.05 bits below it
+    plateau = m["hmm_uniform_predictor_mae_bits"]
+    for name, seeds in (("mamba_authors_deep", "deep_mamba_seeds"),
+                        ("mamba_standard_deep", "deep_mamba_seeds"), *(
+                            (arch, "n_seeds") for arch in ARCHITECTURES)):
+        key = f"mae_per_sample_bits_{name}_hmm"
+        off = m[f"hmm_seeds_off_plateau_{name}"]
+        assert 0 <= off <= m[seeds]
+        assert (off == m[seeds]) == (m[f"{key}_max"] < plateau - 0.05), name
+        assert (off == 0) == (m[f"{key}_min"] >= plateau - 0.05), name
+    # the budget shares the page quotes are the run's sequences over the authors'
+    for arch, task in (("mamba", "hmm"), ("lstm", "bijection")):
+        share = m[f"budget_share_{arch}_{task}"]
+        assert share == pytest.approx(m[f"training_sequences_{task}"]
+                                      / AUTHORS_TRAINING_SEQUENCES[arch, task].value)
     # the nulls the report judges chapter 5 against are recorded, and ordered as they must be
     assert 0 < m["hmm_average_curve_predictor_mae_bits"] < m["hmm_uniform_predictor_mae_bits"]
     for arch in ARCHITECTURES:

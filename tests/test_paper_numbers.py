@@ -9,6 +9,7 @@ import pytest
 from attention_dynamics.book import paper_numbers
 from attention_dynamics.book.paper_numbers import (
     AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY,
+    AUTHORS_TRAINING_SEQUENCES,
     ENTROPY_MAE_BITS,
     RECALL_ACCURACY,
     STICKY_CHAIN,
@@ -20,7 +21,8 @@ from attention_dynamics.models.registry import ARCHITECTURES
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = {"ENTROPY_MAE_BITS": ENTROPY_MAE_BITS, "RECALL_ACCURACY": RECALL_ACCURACY,
           "STICKY_CHAIN": STICKY_CHAIN,
-          "AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY": AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY}
+          "AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY": AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY,
+          "AUTHORS_TRAINING_SEQUENCES": AUTHORS_TRAINING_SEQUENCES}
 NUMBERS = [number for table in TABLES.values() for number in table.values()]
 NUMBERS.append(VALUE_MANIFOLD_PC1_SHARE)
 QUOTED = [number.text for number in NUMBERS if any(c.isdigit() for c in number.text)]

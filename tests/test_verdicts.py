@@ -9,6 +9,7 @@ from attention_dynamics.book.verdicts import (
     Claim,
     Null,
     Quantity,
+    ShortBudget,
     Solved,
     StillLearning,
     decide,
@@ -83,6 +84,39 @@ def test_a_run_stopped_while_still_learning_cannot_say_not_reproduced():
         decide(Bound(0.05), 0.01, floor, {"floor": 1.14}, check)
 
 
+def test_a_run_far_shorter_than_the_authors_cannot_say_not_reproduced():
+    budget = ShortBudget("training_sequences", authors=1_500_000, source="train.py")
+    plateau = Null("uniform-posterior plateau", "plateau")
+    short = {"plateau": 0.374, "training_sequences": 12_800}
+    long = {"plateau": 0.374, "training_sequences": 1_280_000}
+    # a failure to leave the plateau after 0.9% of the authors' sequences decides nothing
+    verdict, reason = decide(BeatsNull(factor=0.5), 0.374, plateau, short, budget=budget)
+    assert verdict == "inconclusive" and "short budget" in reason and "0.9%" in reason
+    assert "train.py" in reason and "12,800" in reason
+    # with 85% of them it does
+    assert decide(BeatsNull(factor=0.5), 0.374, plateau, long, budget=budget)[0] == (
+        "not reproduced")
+    # a failure claim judged reproduced rests on not having learned too
+    assert decide(AtNull(0.05), 0.37, plateau, short, budget=budget)[0] == "inconclusive"
+    assert decide(AtNull(0.05), 0.37, plateau, long, budget=budget)[0] == "reproduced"
+    # a success after a short run is a success
+    assert decide(BeatsNull(factor=0.5), 0.05, plateau, short, budget=budget)[0] == (
+        "reproduced")
+    # both reasons are given when both hold
+    still = StillLearning("fall", max_fall=0.01)
+    _, reason = decide(Bound(0.05), 0.3, plateau, short | {"fall": 0.2}, still, budget=budget)
+    assert "still learning" in reason and "short budget" in reason
+
+
+def test_a_budget_check_needs_a_positive_budget_and_a_fraction():
+    with pytest.raises(ValueError, match="authors"):
+        ShortBudget("n", authors=0, source="x")
+    with pytest.raises(ValueError, match="min_fraction"):
+        ShortBudget("n", authors=10, source="x", min_fraction=1.5)
+    with pytest.raises(KeyError, match="training_sequences"):
+        decide(Bound(0.05), 0.3, NO_VALUE, {}, budget=ShortBudget("training_sequences", 10, "x"))
+
+
 def test_null_needs_a_label_and_at_most_one_value():
     with pytest.raises(ValueError, match="label"):
         Null("")
@@ -134,3 +168,15 @@ def test_a_claim_about_an_unsolved_model_is_inconclusive_whatever_its_value():
     metrics["mae"] = 0.02
     assert decide(rule, 0.29, init, metrics, solved=solved)[0] == "not reproduced"
     assert decide(rule, 0.10, init, metrics, solved=solved)[0] == "reproduced"
+
+
+def test_a_claim_whose_regime_the_run_never_reached_is_inconclusive_with_what_it_missed():
+    # "attention settles first" needs attention that left uniform (entropy / uniform <= 0.8)
+    sharpened = Solved("uniformity", 0.8, unmet="the attention stayed near uniform")
+    rule, no_order = Bound(1.0, at_most=False), Null("no order (half the seeds)", value=0.5)
+    verdict, reason = decide(rule, 1.0, no_order, {"uniformity": 0.96}, solved=sharpened)
+    assert verdict == "inconclusive" and reason.startswith("the attention stayed near uniform")
+    assert "0.96" in reason and "did not solve" not in reason
+    assert decide(rule, 1.0, no_order, {"uniformity": 0.45}, solved=sharpened)[0] == "reproduced"
+    assert decide(rule, 0.5, no_order, {"uniformity": 0.45},
+                  solved=sharpened)[0] == "not reproduced"

@@ -92,3 +92,22 @@ AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY = {
 """Layer-0 key orthogonality (mean absolute cosine after the first norm and W_K, per-head mean) of the
 authors' own checkpoint, measured by their ``identify_frame_head``: a peer row, not a paper
 claim (the values are the means of the per-head numbers in ``text``)."""
+
+AUTHORS_TRAINING_SEQUENCES = {
+    ("transformer", "bijection"): PaperNumber(
+        12_800_000, "100,000 steps of 128", "authors' configs/bijection_v20.yaml"),
+    ("mamba", "bijection"): PaperNumber(
+        12_800_000, "50,000 steps of 256", "authors' experiments/paper1_bijection/train_mamba.py"),
+    ("lstm", "bijection"): PaperNumber(
+        12_800_000, "50,000 steps of 256", "authors' experiments/paper1_bijection/train_lstm.py"),
+    ("transformer", "hmm"): PaperNumber(
+        500_000, "50 epochs of 10,000 sequences", "authors' experiments/paper1_hmm/train.py"),
+    ("mamba", "hmm"): PaperNumber(
+        1_500_000, "30 epochs of 50,000 sequences", "authors' experiments/paper1_hmm/train_mamba.py"),
+    ("lstm", "hmm"): PaperNumber(
+        1_500_000, "30 epochs of 50,000 sequences", "authors' experiments/paper1_hmm/train_lstm.py"),
+}
+"""Training sequences (steps times batch size, repeats counted) of the authors' own scripts'
+defaults in their repository (``vishalmisra/bayesian-wind-tunnel``), by (architecture, task);
+the source names the file. They are the authors' settings, not numbers of the papers. Their
+associative-recall models have no released training script."""

@@ -24,9 +24,11 @@ reason in the row:
 - the null passes the same :class:`Bound` or :class:`Quantity` (a predictor that ignores what
   the claim is about would be judged reproduced too); for a bound with a ``margin``, when the
   null passes the bound and the value does not clear it by the margin;
-- training stopped before the effect could show (:class:`StillLearning`: the loss still fell by
-  more than a stated fraction over the last tenth of training) and the verdict rests on the
-  model not having learned: a *not reproduced*, or a failure claim judged *reproduced*.
+- training stopped before the effect could show and the verdict rests on the model not having
+  learned (a *not reproduced*, or a failure claim judged *reproduced*): the loss still fell by
+  more than a stated fraction over the last tenth of training (:class:`StillLearning`), or the
+  run trained on less than a stated fraction of the sequences the authors' own script trains
+  on (:class:`ShortBudget`), which leaves room for a plateau that a longer run would leave.
 
 A third makes a claim about a trained model (its keys, its manifold, its dynamics) undecidable
 whatever its value: the model did not solve its task (:class:`Solved`).
@@ -194,23 +196,64 @@ class StillLearning:
 class Solved:
     """A claim about a *trained* model (its geometry, its dynamics) needs a model that solved
     the task: the run counts as unsolved when ``metric`` (an error, e.g. the entropy MAE in
-    bits) exceeds ``max_error``, and then no verdict on the claim is drawn."""
+    bits) exceeds ``max_error``, and then no verdict on the claim is drawn.
+
+    The same check guards any claim that needs the run to reach a regime first (attention that
+    has left uniform, say): ``unmet`` then says, in words, what the run did not reach.
+    """
 
     metric: str
     max_error: float
+    unmet: str = "the model did not solve the task"
 
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why the run cannot decide, or ``None`` if the model solved the task."""
         error = _metric(metrics, self.metric, "the solved-task check")
         if error > self.max_error:
-            return (f"the model did not solve the task ({self.metric} = {error:.3g}, above "
-                    f"{self.max_error:g})")
+            return f"{self.unmet} ({self.metric} = {error:.3g}, above {self.max_error:g})"
+        return None
+
+
+@dataclass(frozen=True)
+class ShortBudget:
+    """Training counts as too short when the run's training sequences (``metric``: steps times
+    batch size, recorded by the notebook) are fewer than ``min_fraction`` of ``authors``, the
+    sequences the authors' own training script goes through (with repeats) for the same claim.
+
+    Attributes:
+        metric: the notebook metric holding the run's number of training sequences.
+        authors: the authors' number of training sequences.
+        source: the authors' script or configuration that sets it (quoted in the reason).
+        min_fraction: the smallest share of the authors' budget that can decide a failure.
+    """
+
+    metric: str
+    authors: float
+    source: str
+    min_fraction: float = 0.2
+
+    def __post_init__(self):
+        if not self.authors > 0:
+            raise ValueError(f"authors must be a positive number of sequences; got "
+                             f"{self.authors!r}")
+        if not 0 < self.min_fraction <= 1:
+            raise ValueError(f"min_fraction must be in (0, 1]; got {self.min_fraction!r}")
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why the run cannot decide, or ``None`` if its budget is large enough."""
+        ours = _metric(metrics, self.metric, "the budget check")
+        share = ours / self.authors
+        if share < self.min_fraction:
+            return (f"short budget: trained on {ours:,.0f} sequences, {share:.1%} of the "
+                    f"{self.authors:,.0f} of {self.source}; a failure counts from "
+                    f"{self.min_fraction:.0%}")
         return None
 
 
 def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
            still_learning: StillLearning | None = None,
-           solved: Solved | None = None) -> tuple[str, str]:
+           solved: Solved | None = None,
+           budget: ShortBudget | None = None) -> tuple[str, str]:
     """The verdict of ``value`` under ``rule`` against ``null``, and the reason for it.
 
     Args:
@@ -221,6 +264,8 @@ def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         still_learning: the check that training had flattened, where the claim needs it.
         solved: the check that the model solved its task, for claims about a trained model;
             an unsolved run is inconclusive whatever the value.
+        budget: the check that the run trained long enough, against the authors' budget,
+            where the claim is about what training reaches.
 
     Returns:
         ``(verdict, reason)``, the verdict one of :data:`VERDICTS`; the reason is empty unless
@@ -230,7 +275,9 @@ def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     unsolved = solved.reason(metrics) if solved is not None else None
     if unsolved:
         return INCONCLUSIVE, unsolved
-    unfinished = still_learning.reason(metrics) if still_learning is not None else None
+    unfinished = " and ".join(
+        reason for check in (still_learning, budget) if check is not None
+        for reason in [check.reason(metrics)] if reason)
     verdict = rule.judge(value, null_value)
     null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
                    and rule.judge(null_value) in (REPRODUCED, PARTLY))
@@ -260,6 +307,7 @@ class Claim:
     rule: Rule
     still_learning: StillLearning | None = None
     solved: Solved | None = None
+    budget: ShortBudget | None = None
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
@@ -275,7 +323,7 @@ class Claim:
         if not math.isfinite(value):
             raise ValueError(f"metric {self.metric!r} of {self.notebook!r} is not finite")
         verdict, reason = decide(self.rule, value, self.null, metrics, self.still_learning,
-                                 self.solved)
+                                 self.solved, self.budget)
         null_value = self.null.resolve(metrics)
         return {
             "claim": self.claim,

@@ -5,7 +5,10 @@ implicit attention and to the ``Delta``, ``B``, ``C`` that build it, the Mamba c
 chapter 1's routing law; :func:`mamba_routing_gradients` reads it off a model's backward pass,
 :func:`transformer_score_gradients` does the same for softmax scores, and
 :func:`zero_sum_fraction` measures what separates the two: whether a gradient only moves weight
-between positions or also changes a row's total.
+between positions or also changes a row's total. Like is compared with like through
+:func:`log_weight_gradient` (``M ⊙ dL/dM``, the counterpart of ``dL/ds``, which is the gradient
+with respect to the log of the softmax weights), per channel or pooled over channels
+(:func:`pooled_zero_sum_fraction`), where a LayerNorm on the scan output makes it vanish.
 """
 
 from __future__ import annotations
@@ -184,3 +187,59 @@ def zero_sum_fraction(gradient: torch.Tensor, rows: torch.Tensor | None = None) 
     if not keep.any():
         raise ValueError("gradient has no row with a non-zero entry")
     return (net[keep] / gross[keep]).mean().item()
+
+
+def log_weight_gradient(gradients: ScanRoutingGradients) -> torch.Tensor:
+    """``(batch, d_inner, T, T)`` ``M ⊙ dL/dM``: the implicit attention's counterpart of ``dL/ds``.
+
+    A softmax score is a log weight up to the row's constant, and ``dL/ds = α ⊙ dL/dα`` minus
+    its row's baseline; ``M[d, t, s] dL/dM[d, t, s]`` is the same product without the baseline
+    (the derivative along ``M -> (1 + ε) M`` entry by entry). Comparing its rows with those of
+    ``dL/ds`` compares like with like, where the raw ``dL/dM`` carries the scale of ``u``.
+    """
+    return gradients.attention * gradients.compatibility
+
+
+def pooled_readers(gradient: torch.Tensor, keep: torch.Tensor | None = None) -> torch.Tensor:
+    """``(..., T)`` bool: the readers :func:`pooled_zero_sum_fraction` can measure.
+
+    A reader counts when ``keep`` (``(..., T)`` bool; all by default) keeps it and its row of
+    ``gradient`` (``(..., C, T, T)``), pooled over channels, has a non-zero entry.
+    """
+    check_float_tensor("gradient", gradient, min_dim=3)
+    valid = gradient.abs().sum(dim=(-3, -1)) > 0
+    if keep is not None:
+        if keep.shape != valid.shape or keep.dtype != torch.bool:
+            raise ValueError(f"keep must be a bool tensor of shape {tuple(valid.shape)}; got "
+                             f"{keep.dtype} {tuple(keep.shape)}")
+        valid = valid & keep
+    return valid
+
+
+def pooled_zero_sum_fraction(gradient: torch.Tensor, rows: torch.Tensor | None = None,
+                             keep: torch.Tensor | None = None) -> float:
+    """:func:`zero_sum_fraction` with the channels pooled into each reader's row.
+
+    ``|sum_c sum_s G[c, t, s]| / sum_c sum_s |G[c, t, s]|`` averaged over rows: 0 when every
+    reader's total over all channels is fixed, as a LayerNorm on the scan output makes it for
+    ``G = M ⊙ dL/dM`` (chapter 5), even when no single channel's row sums to zero.
+
+    Args:
+        gradient: ``(..., C, T, T)`` a gradient over channels, readers and sources.
+        rows: ``(R,)`` the readers to average over; all by default.
+        keep: ``(..., R)`` bool (``R`` = the rows chosen), ``False`` for readers to leave out
+            (e.g. where the authors' scan clamped, so that ``M`` no longer describes it).
+
+    Raises:
+        ValueError: when no reader is left to measure (:func:`pooled_readers`).
+    """
+    check_float_tensor("gradient", gradient, min_dim=3)
+    if rows is not None:
+        gradient = gradient[..., rows, :]
+    valid = pooled_readers(gradient, keep)
+    if not valid.any():
+        raise ValueError("gradient has no kept row with a non-zero entry")
+    readers = gradient.movedim(-3, -2).flatten(-2)         # (..., R, C * T)
+    net = readers.sum(-1).abs()
+    gross = readers.abs().sum(-1)
+    return (net[valid] / gross[valid]).mean().item()
