@@ -27,7 +27,7 @@ profile = "quick"
 device = "auto"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
 import dataclasses
 
 import matplotlib.pyplot as plt
@@ -37,7 +37,7 @@ import torch
 
 from attention_dynamics.book.benchmarking import diagnostics_benchmark
 from attention_dynamics.book.notebook import setup_notebook
-from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.plotting import panel_grid, show_figure
 from attention_dynamics.heads import gradient_errors, sample_head_problem
 from attention_dynamics.parameter_step import (
     better_key_mass_change,
@@ -45,6 +45,14 @@ from attention_dynamics.parameter_step import (
     weight_step_score_change,
 )
 from attention_dynamics.runtime import select
+from attention_dynamics.sticky.analysis import head_problem
+from attention_dynamics.sticky.model import init_params
+from attention_dynamics.sticky.training import (
+    sticky_chain_data,
+    sticky_chain_heldout,
+    train,
+)
+from attention_dynamics.tasks.sticky_chain import PAPER_SEEDS
 
 dev, gen, res = setup_notebook("score_gradient", profile, device, seed)
 
@@ -56,6 +64,9 @@ settings = select(
         n_step_problems=200,
         n_kernel_heads=200,
         kernel_steps=(1e-3, 1e-1),
+        sticky_T=500,
+        sticky_steps=300,
+        sticky_window=64,
         timing_length=64,
         repeats=5,
     ),
@@ -65,6 +76,9 @@ settings = select(
         n_step_problems=2000,
         n_kernel_heads=2000,
         kernel_steps=(1e-3, 1e-1),
+        sticky_T=2000,
+        sticky_steps=1000,
+        sticky_window=64,
         timing_length=128,
         repeats=9,
     ),
@@ -145,7 +159,7 @@ panels = {
     r"advantage $A$": grads.advantage,
     r"score gradient $\partial L / \partial s = \alpha \odot A$": grads.scores,
 }
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+fig, axes = panel_grid(3)
 for ax, (label, matrix) in zip(axes, panels.items(), strict=True):
     shown = matrix[0, 0].cpu().numpy().copy()
     shown[~record.mask.cpu().numpy()] = np.nan
@@ -345,6 +359,60 @@ res.record(
         & (kernel.condition == "weight step")
     ].fraction.mean(),
 )
+
+# %% [markdown]
+# The same measure on heads that have been trained: the one-head model of
+# {doc}`/book/em_reading` on the sticky chain, one head per seed, at initialisation and
+# after `sticky_steps` full-batch steps of the EM-like schedule on a sequence of `sticky_T`
+# symbols, each measured on the first `sticky_window` positions of a fresh sequence of its
+# chain, with the small step.
+
+# %%
+sticky_seeds = list(PAPER_SEEDS)
+sticky_train = sticky_chain_data(sticky_seeds, settings["sticky_T"])
+sticky_fresh = sticky_chain_heldout(sticky_seeds, settings["sticky_window"])
+sticky_init = init_params(sticky_seeds)
+sticky_trained = train(
+    sticky_init,
+    sticky_train.inputs,
+    sticky_train.targets,
+    "em",
+    settings["sticky_steps"],
+).final_params
+sticky_rows = [
+    dict(
+        when=when,
+        seed=sticky_seed,
+        condition=condition,
+        fraction=rows_gaining(
+            head_problem(params, sticky_fresh.inputs, sticky_fresh.targets, run),
+            min(settings["kernel_steps"]),
+            on,
+        ),
+    )
+    for when, params in (("init", sticky_init), ("trained", sticky_trained))
+    for run, sticky_seed in enumerate(sticky_seeds)
+    for condition, on in (("score step", "scores"), ("weight step", "weights"))
+]
+sticky_kernel = pd.DataFrame(sticky_rows)
+for (when, condition), fractions in sticky_kernel.groupby(["when", "condition"])[
+    "fraction"
+]:
+    key = condition.split()[0]
+    res.record(f"sticky_fraction_up_{key}_{when}_mean", fractions.mean())
+    res.record(f"sticky_fraction_up_{key}_{when}_worst", fractions.min())
+res.record("sticky_heads", len(sticky_seeds))
+res.record_all(
+    {
+        "steps": settings["sticky_steps"],
+        "sequence_length": settings["sticky_T"],
+        "window": settings["sticky_window"],
+    },
+    prefix="sticky_",
+)
+sticky_kernel.pivot_table(
+    index="condition", columns="when", values="fraction", aggfunc=["mean", "min"]
+).round(3)
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.6))

@@ -16,10 +16,12 @@
 # This notebook accompanies {doc}`/book/value_update`. It trains a single attention head on a
 # toy routing problem and watches the two halves of the coupled dynamics: the
 # responsibility-weighted value update ({prf:ref}`prop-value-update`) and the routing law of
-# chapter 1. It checks the value-update identity on the toy to float64 precision, checks the
-# first-order feedback formula ({prf:ref}`prop-advantage-change`), and then asks the
-# chapter's question with an ablation: does the loop between routing and values specialize the
-# head faster or further than either half alone?
+# chapter 1. It checks the value-update identity on the toy to float64 precision, checks what a
+# value step does under uniform attention ({prf:ref}`cor-group-blind`) and the first-order
+# feedback formula ({prf:ref}`prop-advantage-change`), and then asks the chapter's question with
+# an ablation: does the loop between routing and values specialize the head faster or further
+# than either half alone? Two controls then ask whether the answer is the loop or only the
+# number of parameters that learn.
 #
 # **The task.** Queries come from $G = 3$ latent groups (a Gaussian blob each); every query of
 # group $g$ needs class $g$. One head routes each query over $M = 6$ memory slots, each with a
@@ -37,17 +39,21 @@ profile = "quick"
 device = "auto"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
+from dataclasses import replace
+
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 import torch
+from myst_nb import glue
 
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.plotting import plot_seed_band, show_figure
 from attention_dynamics.gradients import cross_entropy_upstream
 from attention_dynamics.measures.specialization import (
     dominant_group,
+    exact_advantage_change,
     head_advantage,
     predicted_value_step,
     prototype_specialization,
@@ -65,10 +71,11 @@ from attention_dynamics.measures.trajectories import (
 from attention_dynamics.runtime import select
 from attention_dynamics.toy_routing import (
     CONDITIONS,
-    EXTRA_CONDITIONS,
+    SEQUENTIAL_CONDITIONS,
     ToyConfig,
     coupled_margin,
     init_toy_routing,
+    recombine_halves,
     run_ablation,
     sample_grouped_queries,
     toy_forward,
@@ -195,7 +202,7 @@ print(
 # For each seed, the same data and the same initial head are trained by full-batch gradient
 # descent in three ways: **coupled** (routing and values), **routing frozen** at its
 # initial (random, mildly group-dependent) attention, and **values frozen** at their initial
-# random logits. A fourth control freezes routing at *uniform* attention ($W_Q = 0$).
+# random logits; the same run holds the two sequential controls used further down.
 # The headline measure is the *prototype specialization* of {prf:ref}`def-specialization`:
 # 0 when routing ignores the group, 1 when each group draws only values that predict its class
 # with certainty. *Routing specialization* (the normalised mutual information between a query's
@@ -203,8 +210,10 @@ print(
 
 # %%
 # trained on the chosen device, analysed and drawn on the CPU
-run = run_ablation(config, seeds, CONDITIONS + EXTRA_CONDITIONS, device=dev).to("cpu")
+all_conditions = CONDITIONS + SEQUENTIAL_CONDITIONS
+run = run_ablation(config, seeds, all_conditions, device=dev).to("cpu")
 groups, n_groups = run.queries.groups, config.n_groups
+targets, readout = run.queries.targets, run.readout
 proto = prototype_specialization(
     run.weights, groups, n_groups, value_predictions(run.values)
 )
@@ -221,11 +230,6 @@ for name in CONDITIONS:
     res.record(f"routing_specialization_{name}", final_routing[:, c].mean())
     res.record(f"routing_specialization_{name}_std", final_routing[:, c].std())
     res.record(f"final_loss_{name}", run.loss[-1, :, c].mean())
-res.record(
-    "specialization_uniform_routing_max_abs",
-    proto[:, :, idx["uniform_routing"]].abs().max(),
-)
-res.record("final_loss_uniform_routing", run.loss[-1, :, idx["uniform_routing"]].mean())
 
 margin = coupled_margin(final_proto, run.conditions)  # (K,)
 res.record("specialization_margin_min", margin.min())
@@ -261,6 +265,86 @@ for name in CONDITIONS:
 print(
     f"coupled beats both ablations in {int((margin > 0).sum())} of {n_seeds} seeds; "
     f"coupled passes the ablations' final level at step {passes}"
+)
+
+# %% [markdown]
+# ## Uniform attention: what a value step changes, and what values alone do
+#
+# The same seeds again, with $W_Q = 0$ at the start, so that every query attends uniformly to
+# the six values (keys, values and data are those of the runs above). First, one value step at
+# that state: by {prf:ref}`cor-group-blind` the advantages change by exactly the curvature part
+# $\Delta u_i\cdot(v_j - o_i)$, by the same amount for every query, and not by zero. Then two
+# trainings from it: routing frozen at uniform attention (the values may only move together),
+# and routing trained against values frozen at their distinct random logits (the values alone
+# make the routing signal depend on the group).
+
+# %%
+uniform = run_ablation(
+    replace(config, routing_scale=0.0),
+    seeds,
+    ("frozen_routing", "frozen_values"),
+    device=dev,
+).to("cpu")
+u_fr, u_fv = uniform.condition("frozen_routing"), uniform.condition("frozen_values")
+w0, v0 = uniform.weights[0, :, u_fr], uniform.values[0, :, u_fr]  # (K, N, M), (K, M, C)
+u0 = cross_entropy_upstream(w0 @ v0 @ readout, targets, readout)
+value_step = predicted_value_step(w0, u0, config.lr_values)
+change = exact_advantage_change(w0, v0, value_step, targets, readout)
+size = change.total.norm(dim=(-2, -1)) / head_advantage(w0, v0, targets, readout).norm(
+    dim=(-2, -1)
+)
+smallest_change = res.record("uniform_step_advantage_change_rel_min", size.min())
+non_curvature = res.record(
+    "uniform_step_non_curvature_max_abs", (change.total - change.curvature).abs().max()
+)
+query_spread = res.record(
+    "uniform_step_query_spread_max_abs",
+    (change.total - change.total[:, :1]).abs().max(),
+)
+
+values_u = uniform.values[:, :, u_fr]  # (S, K, M, C)
+centred = values_u - values_u.mean(dim=-2, keepdim=True)
+drift = res.record(
+    "uniform_routing_value_difference_drift", (centred - centred[:1]).abs().max()
+)
+res.record(
+    "uniform_routing_value_displacement_min",
+    (values_u[-1] - values_u[0]).norm(dim=-1).amax(dim=-1).min(),
+)
+uniform_loss = res.record(
+    "final_loss_uniform_routing", uniform.loss[-1, :, u_fr].mean()
+)
+routing_from_uniform = routing_specialization(
+    uniform.weights[:, :, u_fv], groups, n_groups
+)  # (S, K)
+res.record(
+    "routing_specialization_uniform_start_max_abs", routing_from_uniform[0].abs().max()
+)
+res.record(
+    "routing_specialization_from_uniform_frozen_values", routing_from_uniform[-1].mean()
+)
+lowest = res.record(
+    "routing_specialization_from_uniform_frozen_values_min",
+    routing_from_uniform[-1].min(),
+)
+glue(
+    "values_alone_phrase",
+    "the values alone break the symmetry of uniform attention, on every seed"
+    if lowest > 0.1
+    else "the values alone leave the routing close to uniform on some seed",
+    display=False,
+)
+print(
+    f"one value step at uniform attention: |dA| / |A| >= {smallest_change:.2e}; "
+    f"dA - curvature part: {non_curvature:.1e}; spread over queries: {query_spread:.1e}"
+)
+print(
+    f"routing frozen uniform: value differences drift by {drift:.1e}, "
+    f"final loss {uniform_loss:.4f} nats"
+)
+print(
+    "routing trained from uniform, values frozen: routing specialization "
+    f"{routing_from_uniform[-1].mean():.3f} (lowest seed {lowest:.3f})"
 )
 
 # %% [markdown]
@@ -391,40 +475,46 @@ show_figure("fig_value_responsibility", fig)
 # %% [markdown]
 # ## Specialization over training, all seeds
 #
-# Lines are means over seeds; bands span the lowest to the highest seed.
+# Lines are means over seeds; bands span the lowest to the highest seed. The grey lines start
+# from uniform attention ($W_Q = 0$): routing frozen there (dashed), or trained against frozen
+# values (dotted).
 
 # %%
-styles = {
-    "coupled": ("C0", "-"),
-    "frozen_routing": ("C1", "-"),
-    "frozen_values": ("C2", "-"),
-    "uniform_routing": ("0.5", "--"),
-}
-labels["uniform_routing"] = "routing uniform"
+uniform_proto = prototype_specialization(
+    uniform.weights, groups, n_groups, value_predictions(uniform.values)
+)
+uniform_routing = routing_specialization(uniform.weights, groups, n_groups)
+colours = {"coupled": "C0", "frozen_routing": "C1", "frozen_values": "C2"}
+lines = [  # (label, colour, style, run's series, index of the condition)
+    *(
+        (labels[name], colours[name], "-", (proto, routing, run.loss), idx[name])
+        for name in CONDITIONS
+    ),
+    (
+        "routing frozen uniform",
+        "0.5",
+        "--",
+        (uniform_proto, uniform_routing, uniform.loss),
+        u_fr,
+    ),
+    (
+        "routing from uniform, values frozen",
+        "0.3",
+        ":",
+        (uniform_proto, uniform_routing, uniform.loss),
+        u_fv,
+    ),
+]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
-for ax, (series, ylabel) in zip(
-    axes,
-    [
-        (proto, "prototype specialization"),
-        (routing, "routing specialization"),
-        (run.loss, "loss (nats)"),
-    ],
-    strict=True,
-):
-    for name in run.conditions:
-        colour, ls = styles[name]
+ylabels = ["prototype specialization", "routing specialization", "loss (nats)"]
+for k, (ax, ylabel) in enumerate(zip(axes, ylabels, strict=True)):
+    for label, colour, ls, series, c_line in lines:
         plot_seed_band(
-            ax,
-            step_axis,
-            series[:, :, idx[name]],
-            colour,
-            label=labels[name],
-            ls=ls,
-            lw=1.8,
+            ax, step_axis, series[k][:, :, c_line], colour, label=label, ls=ls, lw=1.8
         )
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
-axes[0].legend(frameon=False, fontsize=9)
+axes[0].legend(frameon=False, fontsize=8)
 show_figure("fig_value_specialization", fig)
 
 # %% [markdown]
@@ -532,20 +622,248 @@ axes[1].legend(frameon=False, fontsize=9)
 show_figure("fig_value_feedback", fig)
 
 # %% [markdown]
+# ## Coupling or capacity?
+#
+# Each ablation trains one half of the head; the coupled run trains both. Its lead may come from
+# the loop, or only from having every parameter learn. Two controls train every parameter of the
+# coupled run without the loop, from the same head and data:
+#
+# - **recombined halves**: the routing of the values-frozen run with the values of the
+#   routing-frozen run, at every step. Each half has had as many updates as in the coupled run,
+#   but neither ever saw the other move.
+# - **sequential**: one half trained for the first half of the steps with the other frozen, then
+#   the other half with the first frozen (both orders). The second half fits the trained first
+#   one; the first never answers. At the end each parameter has had half the coupled run's
+#   updates, as many as the coupled run at the switch.
+#
+# The chapter's words for this comparison are computed here from the numbers: the better
+# sequential order recovers "most" of the coupled run's lead over the better ablation when its
+# share is above one half, and the coupled run is "ahead" on a seed when its margin over the
+# better sequential order of that seed is positive.
+
+
+# %%
+def seeds_phrase(ahead, total):
+    """Where the coupled run stands against the better sequential order, by seed."""
+    if ahead == total:
+        return "ahead of the better sequential order on every seed"
+    if ahead == 0:
+        return "behind the better sequential order on every seed"
+    return f"ahead of the better sequential order on {ahead} of {total} seeds"
+
+
+c = idx["coupled"]
+switch = config.steps // 2
+at_switch = int((run.steps == switch).nonzero())  # a snapshot (record_every divides it)
+means = {name: float(final_proto[:, idx[name]].mean()) for name in all_conditions}
+recombined_w, recombined_v, recombined_loss = recombine_halves(run)
+recombined = prototype_specialization(
+    recombined_w, groups, n_groups, value_predictions(recombined_v)
+)  # (S, K)
+res.record("specialization_recombined", recombined[-1].mean())
+res.record("specialization_recombined_std", recombined[-1].std())
+res.record("final_loss_recombined", recombined_loss[-1].mean())
+res.record("seeds_coupled_beats_recombined", (final_proto[:, c] > recombined[-1]).sum())
+ablations = [means[name] for name in CONDITIONS[1:]]
+glue(
+    "recombined_vs_ablations_phrase",
+    "below both ablations"
+    if recombined[-1].mean() < min(ablations)
+    else "above both ablations"
+    if recombined[-1].mean() > max(ablations)
+    else "between the two ablations",
+    display=False,
+)
+for name in SEQUENTIAL_CONDITIONS:
+    res.record(f"specialization_{name}", means[name])
+    res.record(f"specialization_{name}_std", final_proto[:, idx[name]].std())
+    res.record(f"final_loss_{name}", run.loss[-1, :, idx[name]].mean())
+res.record("specialization_coupled_at_switch", proto[at_switch, :, c].mean())
+
+# equal steps: coupled and sequential at the end; equal updates: coupled at the switch
+margin_equal_steps = coupled_margin(final_proto, run.conditions, SEQUENTIAL_CONDITIONS)
+best_sequential = final_proto[:, c] - margin_equal_steps  # (K,), seed by seed
+margin_equal_updates = proto[at_switch, :, c] - best_sequential
+res.record_spread("coupling_margin", margin_equal_steps)
+res.record("coupling_margin_equal_updates", margin_equal_updates.mean())
+for suffix, margin in [
+    ("", margin_equal_steps),
+    ("_equal_updates", margin_equal_updates),
+]:
+    ahead = int((margin > 0).sum())
+    res.record(f"seeds_coupled_beats_sequential{suffix}", ahead)
+    glue(
+        f"coupling_vs_sequential{suffix}_phrase",
+        seeds_phrase(ahead, n_seeds),
+        display=False,
+    )
+share = (max(means[name] for name in SEQUENTIAL_CONDITIONS) - max(ablations)) / (
+    means["coupled"] - max(ablations)
+)
+res.record("sequential_share_of_coupled_lead", share)
+glue("capacity_share_word", "most" if share > 0.5 else "less than half", display=False)
+print(
+    f"recombined halves: prototype {recombined[-1].mean():.3f}, "
+    f"loss {recombined_loss[-1].mean():.3f}"
+)
+print(
+    {name: round(means[name], 3) for name in ("coupled", *SEQUENTIAL_CONDITIONS)},
+    f"coupled at the switch {proto[at_switch, :, c].mean():.3f}",
+)
+print(
+    "coupled - better sequential order per seed:",
+    np.array2string(margin_equal_steps.numpy(), precision=3),
+    f"share of the lead recovered by the sequential pass: {share:.2f}",
+)
+
+# %% [markdown]
+# The same comparison from the **symmetric state** of {prf:ref}`prop-symmetric-drive`:
+# $W_Q = 0$ (uniform attention) and values drawn at a tiny scale $\varepsilon$, so that every half
+# starts where the other gives it almost no drive. The proposition predicts what each condition
+# does there: with routing frozen at uniform attention the values' spread stays put; with the
+# values frozen, the attention departs from uniform at a constant rate; only the coupled run can
+# grow geometrically.
+
+# %%
+symmetric_scale = 1e-6
+symmetric = run_ablation(
+    replace(config, routing_scale=0.0, value_scale=symmetric_scale),
+    seeds,
+    all_conditions,
+    device=dev,
+).to("cpu")
+symmetric_proto = prototype_specialization(
+    symmetric.weights, groups, n_groups, value_predictions(symmetric.values)
+)  # (S, K, C)
+symmetric_w, symmetric_v, _ = recombine_halves(symmetric)
+symmetric_recombined = prototype_specialization(
+    symmetric_w, groups, n_groups, value_predictions(symmetric_v)
+)  # (S, K)
+controls = torch.cat(
+    [
+        symmetric_proto[-1, :, [idx[name] for name in all_conditions[1:]]],
+        symmetric_recombined[-1, :, None],
+    ],
+    dim=1,
+)  # (K, 5): the ablations, the sequential orders, the recombined halves
+centred = symmetric.values - symmetric.values.mean(dim=-2, keepdim=True)
+spread = centred.norm(dim=-1).amax(dim=-1)  # (S, K, C): farthest value from the mean
+tilt = (symmetric.weights - 1 / config.n_values).abs().amax(dim=(-2, -1))  # (S, K, C)
+order_one = (spread[:, :, c].mean(dim=1) >= 1).unsqueeze(1)  # (S, 1)
+fr, fv = idx["frozen_routing"], idx["frozen_values"]
+res.record("symmetric_value_scale", symmetric_scale)
+res.record("specialization_symmetric_coupled", symmetric_proto[-1, :, c].mean())
+res.record("specialization_symmetric_coupled_min", symmetric_proto[-1, :, c].min())
+largest_control = res.record("symmetric_controls_max_abs", controls.abs().max())
+res.record(
+    "steps_symmetric_spread_order_one",
+    first_step_where(symmetric.steps, order_one, never=config.steps)[0],
+)
+res.record(
+    "symmetric_frozen_routing_spread_drift_rel",
+    (spread[:, :, fr] / spread[:1, :, fr] - 1).abs().max(),
+)
+tilt_ratio = res.record(
+    "symmetric_frozen_values_tilt_ratio",
+    (tilt[-1, :, fv] / tilt[at_switch, :, fv]).mean(),
+)
+# coupled: the geometric growth rate, fitted while the seed-mean spread is small
+mean_spread = spread[:, :, c].mean(dim=1).numpy()
+growing = (mean_spread > 100 * symmetric_scale) & (mean_spread < 0.1)
+rate = np.polyfit(step_axis[growing], np.log(mean_spread[growing]), 1)[0]
+res.record("symmetric_coupled_efold_steps", 1 / rate)
+leaving = int((symmetric_proto[-1, :, c] > 0.5).sum())
+if leaving == n_seeds and largest_control < 0.1:
+    leaving_phrase = "only the coupled run leaves it, on every seed"
+else:
+    leaving_phrase = f"the coupled run leaves it on {leaving} of {n_seeds} seeds" + (
+        ", and a control leaves it too"
+        if largest_control >= 0.1
+        else ", and no control does"
+    )
+glue("symmetric_leaving_phrase", leaving_phrase, display=False)
+print(
+    f"symmetric state: coupled {symmetric_proto[-1, :, c].mean():.3f}, "
+    f"controls at most {largest_control:.1e}; "
+    f"values frozen: tilt(end) / tilt(switch) = {tilt_ratio:.3f}; "
+    f"coupled spread e-fold every {1 / rate:.1f} steps"
+)
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+control_lines = [  # (label, colour, style, condition; None: the recombined halves)
+    ("coupled", "C0", "-", "coupled"),
+    ("routing then values", "C4", "-", "routing_then_values"),
+    ("values then routing", "C5", "-", "values_then_routing"),
+    ("recombined halves", "0.25", "--", None),
+]
+epsilon = f"{symmetric_scale:.0e}".replace("e-0", "e-")
+for ax, series, halves, title in [
+    (axes[0], proto, recombined, "random start"),
+    (axes[1], symmetric_proto, symmetric_recombined, f"symmetric start, ε = {epsilon}"),
+]:
+    for label, colour, ls, name in control_lines:
+        data = halves if name is None else series[:, :, idx[name]]
+        plot_seed_band(
+            ax, step_axis, data, colour, label=label, ls=ls, lw=1.8, alpha=0.12
+        )
+    for name in ("frozen_routing", "frozen_values"):  # the ablations, seed means only
+        ax.plot(
+            step_axis,
+            series[:, :, idx[name]].mean(dim=1),
+            color=colours[name],
+            ls=":",
+            lw=1.5,
+            label=labels[name],
+        )
+    ax.axvline(switch, color="0.6", lw=0.8)
+    ax.set_xlabel(f"step (sequential runs switch at {switch})")
+    ax.set_ylabel("prototype specialization")
+    ax.set_title(title, fontsize=10)
+axes[0].legend(frameon=False, fontsize=8)
+# routing frozen drawn wide, under the values-frozen spread that it equals
+for name, width in (("frozen_routing", 4), ("frozen_values", 1.8), ("coupled", 1.8)):
+    for series, ls in ((spread, "-"), (tilt, "--")):
+        axes[2].semilogy(
+            step_axis,
+            series[:, :, idx[name]].mean(dim=1),
+            color=colours[name],
+            ls=ls,
+            lw=width if ls == "-" else 1.8,
+        )
+axes[2].legend(
+    handles=[
+        plt.Line2D([], [], color=colours[name], lw=2, label=labels[name])
+        for name in ("coupled", "frozen_routing", "frozen_values")
+    ]
+    + [
+        plt.Line2D([], [], color="0.3", label="value spread"),
+        plt.Line2D([], [], color="0.3", ls="--", label="attention tilt"),
+    ],
+    frameon=False,
+    fontsize=8,
+)
+axes[2].set_xlabel("step")
+axes[2].set_ylabel("departure from the symmetric state")
+axes[2].set_title(f"symmetric start, ε = {epsilon}", fontsize=10)
+show_figure("fig_value_coupling_control", fig)
+
+# %% [markdown]
 # ## Does the comparison depend on the initialisation?
 #
 # The ablations keep one half at its initial value, so how well they do depends on how much that
 # half already carries: larger random logits give the values-frozen run better raw material,
 # larger random scores give the routing-frozen run a more group-dependent attention to exploit.
-# The same three-way comparison over a grid of initial scales (seeds as above, fewer of them):
-# each cell is the mean over seeds of the coupled run's final specialization minus the better of
-# the two ablations'.
+# The same comparison over a grid of initial scales (seeds as above, fewer of them): each cell
+# is the mean over seeds of the coupled run's final specialization minus the better of the two
+# ablations', and, for the capacity control, minus the better of the two sequential orders.
 
 # %%
 scales = [0.3, 1.0, 3.0]
 sweep_proto = np.zeros((len(scales), len(scales)))
 sweep_routing = np.zeros_like(sweep_proto)
-all_seeds_proto = all_seeds_routing = 0
+sweep_coupling = np.zeros_like(sweep_proto)
+all_seeds_proto = all_seeds_routing = all_seeds_coupling = 0
 for a, routing_scale in enumerate(scales):
     for b, value_scale in enumerate(scales):
         cfg = ToyConfig(
@@ -554,7 +872,9 @@ for a, routing_scale in enumerate(scales):
             routing_scale=routing_scale,
             value_scale=value_scale,
         )
-        sweep = run_ablation(cfg, seeds[:sweep_seeds], CONDITIONS, device=dev).to("cpu")
+        sweep = run_ablation(cfg, seeds[:sweep_seeds], all_conditions, device=dev).to(
+            "cpu"
+        )
         p = prototype_specialization(
             sweep.weights[-1], groups, n_groups, value_predictions(sweep.values[-1])
         )  # (K, C)
@@ -563,9 +883,12 @@ for a, routing_scale in enumerate(scales):
             coupled_margin(p, sweep.conditions),
             coupled_margin(r, sweep.conditions),
         )
+        m_c = coupled_margin(p, sweep.conditions, SEQUENTIAL_CONDITIONS)
         sweep_proto[a, b], sweep_routing[a, b] = float(m_p.mean()), float(m_r.mean())
+        sweep_coupling[a, b] = float(m_c.mean())
         all_seeds_proto += int((m_p > 0).all())
         all_seeds_routing += int((m_r > 0).all())
+        all_seeds_coupling += int((m_c > 0).all())
 res.record("sweep_configs", len(scales) ** 2)
 res.record("sweep_seeds", sweep_seeds)
 res.record("sweep_prototype_margin_min", sweep_proto.min())
@@ -573,11 +896,23 @@ res.record("sweep_configs_prototype_all_seeds", all_seeds_proto)
 res.record("sweep_routing_margin_min", sweep_routing.min())
 res.record("sweep_routing_margin_max", sweep_routing.max())
 res.record("sweep_configs_routing_all_seeds", all_seeds_routing)
+res.record("sweep_coupling_margin_min", sweep_coupling.min())
+res.record("sweep_coupling_margin_max", sweep_coupling.max())
+res.record("sweep_configs_coupling_all_seeds", all_seeds_coupling)
+widest = scales[int(sweep_coupling.mean(axis=0).argmax())]  # value scale, rows averaged
+glue(
+    "sweep_coupling_margin_where_phrase",
+    "it is largest where the values start smallest, closest to the symmetric state"
+    if widest == min(scales)
+    else f"it is largest at value scale {widest}, not where the values start smallest",
+    display=False,
+)
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
 for ax, grid, label in [
     (axes[0], sweep_proto, "prototype specialization margin"),
     (axes[1], sweep_routing, "routing specialization margin"),
+    (axes[2], sweep_coupling, "prototype margin over sequential"),
 ]:
     bound = np.abs(grid).max()
     sns.heatmap(
@@ -604,9 +939,21 @@ show_figure("fig_value_init_sweep", fig)
 # - With the loop intact the head ends at prototype specialization
 #   {glue:text}`specialization_coupled:.3f` (± {glue:text}`specialization_coupled_std:.3f` across
 #   seeds), against {glue:text}`specialization_frozen_routing:.3f` with routing frozen and
-#   {glue:text}`specialization_frozen_values:.3f` with values frozen; uniform routing keeps it at
-#   zero to rounding ({glue:text}`specialization_uniform_routing_max_abs:.1e`), as the
-#   symmetry argument says it must.
+#   {glue:text}`specialization_frozen_values:.3f` with values frozen.
+# - Uniform attention does not stop a value step from changing the advantages: it changes them
+#   by the curvature part alone (to within {glue:text}`uniform_step_non_curvature_max_abs:.0e`),
+#   the same for every query. With routing frozen there the values move together (their
+#   differences drift by {glue:text}`uniform_routing_value_difference_drift:.0e`); with routing
+#   trained from there against frozen random values, routing specialization reaches
+#   {glue:text}`routing_specialization_from_uniform_frozen_values:.3f`.
+# - Against the capacity controls: halves trained apart and recombined reach
+#   {glue:text}`specialization_recombined:.3f`; trained one after the other they reach
+#   {glue:text}`specialization_routing_then_values:.3f` (routing first) and
+#   {glue:text}`specialization_values_then_routing:.3f` (values first), and the better order
+#   recovers {glue:text}`sequential_share_of_coupled_lead:.0%` of the coupled run's lead over
+#   the better ablation. From the symmetric state the coupled run reaches
+#   {glue:text}`specialization_symmetric_coupled:.3f` and every control stays below
+#   {glue:text}`symmetric_controls_max_abs:.0e` in magnitude.
 # - On routing alone the picture is closer: freezing the values still lets the routing sort the
 #   groups onto different values (routing specialization
 #   {glue:text}`routing_specialization_frozen_values:.3f` against

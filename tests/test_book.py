@@ -41,6 +41,13 @@ def test_chapter_one_numbers(results):
     assert metrics["kernel_fraction_up_orthonormal_mean"] > metrics["kernel_fraction_up_weight_mean"]
     assert abs(metrics["kernel_fraction_up_weight_mean_large_step"]
                - metrics["kernel_fraction_up_weight_mean"]) < 0.05  # "hardly matters"
+    # trained sticky-chain heads "behave like random ones": the score step gains in every row,
+    # the weight step in most rows, trained or not, as for the random heads
+    assert metrics["sticky_fraction_up_score_trained_worst"] == 1.0
+    for when in ("init", "trained"):
+        assert 0.5 < metrics[f"sticky_fraction_up_weight_{when}_mean"] < 1
+        assert abs(metrics[f"sticky_fraction_up_weight_{when}_mean"]
+                   - metrics["kernel_fraction_up_weight_mean"]) < 0.2
 
 
 def test_html_shows_the_glued_numbers_and_figures(built_book, results):

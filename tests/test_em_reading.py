@@ -109,6 +109,59 @@ def test_references_are_ordered_and_the_runs_stay_above_them(results):
 
 
 @pytest.mark.slow
+def test_the_em_reading_checks_and_the_block_coordinate_baseline(results):
+    m = results["em_reading"]["metrics"]
+    n = m["n_seeds"]
+    for name in ("sgd", "em"):
+        # descent lowers the score mixture's evidence in some rows, raises it in others
+        assert 0 < m[f"{name}_final_evidence_fall_share"] < 1
+        for when in ("init", "final"):
+            for count in ("value_step_raises_q", "loss_below_m_step_floor"):
+                assert 0 <= m[f"{name}_{when}_{count}"] <= n
+    # the page: the solve reaches SGD's and EM-like's final training losses on every seed,
+    # and ends below both on the training sequence
+    assert m["exact_seeds_reaching_sgd_final"] == n
+    assert m["exact_seeds_reaching_em_final"] == n
+    assert m["exact_steps_to_sgd_final"] <= m["exact_steps_to_em_final"] <= m["exact_steps"]
+    assert m["exact_final_loss"] < m["em_final_loss"] < m["sgd_final_loss"]
+    # the speed-up's paired statistics: the sign test's tail and a bootstrap interval around it
+    faster = int(m["em_faster_seeds"])
+    assert m["em_faster_sign_test_p"] == pytest.approx(
+        sum(math.comb(int(n), k) for k in range(faster, int(n) + 1)) / 2 ** int(n))
+    assert m["em_speedup_ci_low"] <= m["em_speedup"] <= m["em_speedup_ci_high"]
+    # best held-out snapshots are no worse than the last ones
+    for name in ("sgd", "em", "exact"):
+        assert m[f"{name}_best_heldout_gap_to_bayes"] <= m[f"{name}_heldout_gap_to_bayes"]
+
+
+@pytest.mark.slow
+def test_on_fresh_sequences_the_attention_sharpens_and_nothing_is_memorised(results):
+    m = results["em_reading"]["metrics"]
+    for name in ("sgd", "em"):
+        # the regime the two-timescale claim needs: attention well off uniform, on its symbol
+        assert m[f"fresh_{name}_attention_uniformity_final"] < 0.8
+        assert m[f"fresh_{name}_attention_uniformity_init"] > 0.9
+        assert m[f"fresh_{name}_symbol_routing_final"] > 2 * m[f"fresh_{name}_symbol_routing_init"]
+        # held-out gap falls and ends within 0.005 nats of its lowest: no memorisation
+        final = m[f"fresh_{name}_heldout_gap_to_bayes_final"]
+        assert final < m[f"fresh_{name}_heldout_gap_to_bayes_init"]
+        assert final - m[f"fresh_{name}_heldout_gap_min"] < 0.005
+        assert m["fresh_memoryless_gap_to_bayes"] < final
+        # the gradient ratio ends no lower than it starts (the page: "does not fade")
+        assert (m[f"fresh_{name}_score_value_gradient_ratio_final"]
+                >= m[f"fresh_{name}_score_value_gradient_ratio_init"])
+        seeds = m[f"fresh_{name}_attention_first_seeds"] + m[f"fresh_{name}_values_first_seeds"]
+        assert seeds <= m["fresh_n_seeds"]
+        assert m[f"fresh_{name}_attention_first_share"] == pytest.approx(
+            m[f"fresh_{name}_attention_first_seeds"] / m["fresh_n_seeds"])
+    # the page's reading of the EM-like distances: values ahead early, farther late, and
+    # their late distance of the size of their jitter between the last two records
+    assert m["fresh_em_values_remaining_early"] < m["fresh_em_attention_remaining_early"]
+    assert m["fresh_em_values_remaining_late"] > m["fresh_em_attention_remaining_late"]
+    assert m["fresh_em_values_remaining_penultimate"] > 0.5 * m["fresh_em_values_remaining_late"]
+
+
+@pytest.mark.slow
 def test_the_sweep_finds_the_stability_edge_and_the_deep_variant_is_skipped(results):
     metrics = results["em_reading"]["metrics"]
     assert metrics["sweep_speedup_all_x10"] == pytest.approx(10, rel=0.05)  # gradient-flow time

@@ -11,6 +11,7 @@ from attention_dynamics.gradients import advantage, value_gradient
 from attention_dynamics.measures.specialization import (
     advantage_change,
     dominant_group,
+    exact_advantage_change,
     head_advantage,
     predicted_value_step,
     prototype_specialization,
@@ -212,11 +213,133 @@ def test_values_made_of_their_own_pulls_get_a_pure_amplification():
     assert (advantage_change(weights, u, values, step) - eta / c * a).abs().max() < TOL
 
 
-def test_uniform_routing_changes_no_advantage():
+def test_uniform_attention_makes_the_feedback_kernel_vanish():
+    # an identity (cor-group-blind): D = (1/M - sum_k 1/M^2) u_i . sum_m u_m = 0
     gen = torch.Generator().manual_seed(7)
     weights = torch.full((10, 4), 0.25, dtype=F64)
     u = torch.randn(10, 3, dtype=F64, generator=gen)
     assert value_feedback_kernel(weights, u).abs().max() < TOL
+
+
+N_UNIFORM, M_UNIFORM, CLASSES = 12, 5, 3
+UNIFORM_TARGETS = torch.arange(CLASSES).repeat_interleave(N_UNIFORM // CLASSES)
+
+
+def _by_autograd(scores, values, readout, targets):
+    """``(alpha, A, u = dL/do, dL/dV)`` of a head with free values, every gradient by autograd.
+
+    scores ``(N, M)``, values ``(M, d_v)``, readout ``(d_v, C)``; ``A = (dL/ds) / alpha`` by the
+    routing law (tested above and in chapter 1), so no closed form enters.
+    """
+    scores, values = scores.clone().requires_grad_(), values.clone().requires_grad_()
+    weights = torch.softmax(scores, -1)
+    output = weights @ values
+    output.retain_grad()
+    F.cross_entropy(output @ readout, targets).backward()
+    return weights.detach(), scores.grad / weights.detach(), output.grad, values.grad
+
+
+def _distinct_values(seed, d_v=4):
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(M_UNIFORM, d_v, dtype=F64, generator=gen),
+            torch.randn(d_v, CLASSES, dtype=F64, generator=gen))
+
+
+@pytest.mark.parametrize("seed", [14, 15])
+def test_with_uniform_attention_a_value_step_changes_the_advantages_by_the_curvature_term(seed):
+    values, readout = _distinct_values(seed)
+    uniform = torch.zeros(N_UNIFORM, M_UNIFORM, dtype=F64)
+    weights, a0, u0, grad = _by_autograd(uniform, values, readout, UNIFORM_TARGETS)
+    lr = 2.0
+    stepped = values - lr * grad                                       # one SGD step on V
+    _, a1, u1, _ = _by_autograd(uniform, stepped, readout, UNIFORM_TARGETS)
+    change = a1 - a0
+    assert change.abs().max() > 1e-3                                   # the advantages do move
+    # ... by exactly the curvature term du_i . (v_j - o_i), with v_j - o_i unchanged
+    output = weights @ values
+    curvature = (u1 - u0) @ values.T - ((u1 - u0) * output).sum(-1, keepdim=True)
+    assert (change - curvature).abs().max() < 1e-15
+    parts = exact_advantage_change(weights, values, stepped - values, UNIFORM_TARGETS, readout)
+    assert parts.feedback.abs().max() < 1e-15 and parts.product.abs().max() < 1e-15
+    assert (parts.curvature - change).abs().max() < 1e-15
+    # ... and by the same amount for every query, while the advantages differ between classes:
+    # A_ij - A_lj = (l_j(y_l) - l_j(y_i)) / N with l_j = (v_j - v_bar) W_O
+    assert (change - change[:1]).abs().max() < 1e-15
+    centred_logits = (values - values.mean(0)) @ readout                # (M, C)
+    first, last = UNIFORM_TARGETS[0], UNIFORM_TARGETS[-1]
+    expected = (centred_logits[:, last] - centred_logits[:, first]) / N_UNIFORM
+    assert (a0[0] - a0[-1] - expected).abs().max() < 1e-15 and expected.abs().max() > 1e-2
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_with_uniform_attention_the_first_order_curvature_part_is_the_whole_change():
+    values, readout = _distinct_values(16)
+    uniform = torch.zeros(N_UNIFORM, M_UNIFORM, dtype=F64)
+    weights, a0, _, grad = _by_autograd(uniform, values, readout, UNIFORM_TARGETS)
+    errors = []
+    for lr in (1e-2, 1e-3):
+        _, a1, _, _ = _by_autograd(uniform, values - lr * grad, readout, UNIFORM_TARGETS)
+        terms = value_step_feedback(weights, values, UNIFORM_TARGETS, readout, lr)
+        assert terms.feedback.abs().max() < 1e-17
+        errors.append(((a1 - a0 - terms.curvature).norm() / (a1 - a0).norm()).item())
+    assert errors[0] < 1e-2 and 8 < errors[0] / errors[1] < 12       # first order: error ~ lr
+
+
+def test_exact_advantage_change_adds_up_to_the_real_change():
+    weights, values, _ = _first_order_setup(17)
+    gen = torch.Generator().manual_seed(17)
+    readout = torch.randn(3, 4, dtype=F64, generator=gen)
+    targets = torch.randint(0, 4, (12,), generator=gen)
+    delta = 0.3 * torch.randn(values.shape, dtype=F64, generator=gen)
+    parts = exact_advantage_change(weights, values, delta, targets, readout)
+    real = (head_advantage(weights, values + delta, targets, readout)
+            - head_advantage(weights, values, targets, readout))
+    assert (parts.total - real).abs().max() < TOL
+    assert parts.product.abs().max() > 1e-4  # a finite step: the product term is really there
+
+
+def test_equal_values_give_routing_no_gradient_whatever_the_attention():
+    # prop-symmetric-drive, exact: w = 0 makes dL/ds vanish for any alpha
+    gen = torch.Generator().manual_seed(18)
+    scores = torch.randn(N_UNIFORM, M_UNIFORM, dtype=F64, generator=gen)
+    readout = torch.randn(4, CLASSES, dtype=F64, generator=gen)
+    values = torch.randn(1, 4, dtype=F64, generator=gen).expand(M_UNIFORM, 4)
+    _, a, _, _ = _by_autograd(scores, values, readout, UNIFORM_TARGETS)
+    assert a.abs().max() < 1e-16
+
+
+def test_the_values_spread_is_driven_by_the_attention_departing_from_uniform():
+    # prop-symmetric-drive, exact: dL/dv_j - mean_k dL/dv_k = sum_i (alpha_ij - 1/M) u_i
+    values, readout = _distinct_values(19)
+    gen = torch.Generator().manual_seed(19)
+    for scores in (torch.randn(N_UNIFORM, M_UNIFORM, dtype=F64, generator=gen),
+                   torch.zeros(N_UNIFORM, M_UNIFORM, dtype=F64)):
+        weights, _, u, grad = _by_autograd(scores, values, readout, UNIFORM_TARGETS)
+        drive = (weights - 1 / M_UNIFORM).T @ u
+        assert (grad - grad.mean(0) - drive).abs().max() < 1e-16
+    assert drive.abs().max() < 1e-17     # uniform attention: every value gets the same pull
+
+
+def test_near_the_symmetric_state_each_half_is_driven_by_the_other_to_first_order():
+    # prop-symmetric-drive: dL/ds_ij = (1/M) u0_i . (w_j - w_bar) + O(eps^2), and the spread's
+    # drive is sum_i beta_ij u0_i + O(eps^2), with u0 the error signals at the symmetric state
+    gen = torch.Generator().manual_seed(20)
+    readout = torch.randn(4, CLASSES, dtype=F64, generator=gen)
+    centre = torch.randn(1, 4, dtype=F64, generator=gen).expand(M_UNIFORM, 4)
+    spread = torch.randn(M_UNIFORM, 4, dtype=F64, generator=gen)
+    tilt = torch.randn(N_UNIFORM, M_UNIFORM, dtype=F64, generator=gen)
+    uniform = torch.zeros(N_UNIFORM, M_UNIFORM, dtype=F64)
+    _, _, u0, _ = _by_autograd(uniform, centre, readout, UNIFORM_TARGETS)
+    errors = []
+    for eps in (1e-3, 1e-4):
+        weights, a, _, grad = _by_autograd(eps * tilt, centre + eps * spread, readout,
+                                           UNIFORM_TARGETS)
+        w = eps * spread
+        routing_drive = u0 @ (w - w.mean(0)).T / M_UNIFORM
+        value_drive = (weights - 1 / M_UNIFORM).T @ u0
+        errors.append(max(((weights * a - routing_drive).norm() / routing_drive.norm()).item(),
+                          ((grad - grad.mean(0) - value_drive).norm() / value_drive.norm()).item()))
+    assert errors[0] < 1e-2 and 8 < errors[0] / errors[1] < 12        # the remainder is O(eps^2)
 
 
 # ---- specialization measures on cases with known answers ----

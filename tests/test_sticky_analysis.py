@@ -280,3 +280,22 @@ def test_relative_fall_sees_a_loss_that_still_falls_and_not_a_flat_one():
         relative_fall(falling, fraction=0.6)
     with pytest.raises(ValueError, match="at least"):
         relative_fall(falling[:1])
+
+
+def test_head_problem_is_the_runs_own_head_and_loss():
+    params = sm.init_params([3, 4], dtype=torch.float64)
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 30, 20, generator=generator, dtype=torch.float64)
+    y = torch.randint(8, (2, 30), generator=generator)
+    problem = ed.head_problem(params, x, y, run=1)
+    _, loss = problem.forward_backward()
+    expected = sm.loss_and_grads(params, x, y, with_grads=False).loss[1]
+    torch.testing.assert_close(loss, expected)
+    # gradients reach the problem's own leaves, not the batched weights
+    assert problem.w_q.grad is not None and params.w_q.grad is None
+    short = ed.head_problem(params, x, y, run=0, length=10)
+    assert short.x.shape == (1, 1, 10, 20) and short.targets.shape == (1, 10)
+    with pytest.raises(ValueError, match="run"):
+        ed.head_problem(params, x, y, run=2)
+    with pytest.raises(ValueError, match="length"):
+        ed.head_problem(params, x, y, run=0, length=31)

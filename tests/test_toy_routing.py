@@ -1,4 +1,7 @@
-"""The toy routing problem of chapter 2: generator, model, closed-form upstream, trainer, recorder."""
+"""The toy routing problem of chapter 2: generator, model, closed-form upstream, trainer, recorder,
+and the dynamics the chapter states: the symmetric state, uniform attention, the capacity controls."""
+
+from dataclasses import replace
 
 import pytest
 import torch
@@ -6,17 +9,18 @@ import torch
 from attention_dynamics.gradients import cross_entropy_hvp, cross_entropy_upstream
 from attention_dynamics.measures.specialization import (
     predicted_value_step,
-    prototype_specialization,
-    value_predictions,
+    routing_specialization,
 )
 from attention_dynamics.measures.trajectories import TrajectoryRecorder
 from attention_dynamics.toy_routing import (
     CONDITIONS,
-    EXTRA_CONDITIONS,
+    SEQUENTIAL_CONDITIONS,
     ToyConfig,
     condition_masks,
     coupled_margin,
+    head_loss,
     init_toy_routing,
+    recombine_halves,
     run_ablation,
     sample_grouped_queries,
     toy_forward,
@@ -92,7 +96,7 @@ def test_w_v_form_step_goes_through_the_slot_inputs():
 
 def test_training_lowers_the_loss_and_frozen_parts_stay_put():
     queries, model = _problem(5, runs=3)
-    routing, values = condition_masks(CONDITIONS)
+    routing, values = condition_masks(CONDITIONS, 40)
     start = toy_forward(model, queries).loss.detach()
     trained = train_toy_routing(model, queries, 40, 0.5, 0.5, routing, values)
     end = toy_forward(trained, queries).loss.detach()
@@ -109,7 +113,6 @@ def test_runs_do_not_interact():
     both = train_toy_routing(model, queries, 15, 0.5, 0.5)
     alone = train_toy_routing(model.repeat_runs(1), queries, 15, 0.5, 0.5)
     assert torch.allclose(both.values, alone.values, atol=1e-14)
-    from dataclasses import replace
     first = replace(model, w_q=model.w_q[:1], keys=model.keys[:1], values=model.values[:1])
     single = train_toy_routing(first, replace(queries, x=queries.x[:1], means=queries.means[:1]),
                                15, 0.5, 0.5)
@@ -145,20 +148,117 @@ def test_trainer_records_first_and_last_state():
 
 
 def test_ablation_starts_every_condition_from_the_same_head_and_is_reproducible():
-    conditions = CONDITIONS + EXTRA_CONDITIONS
-    run = run_ablation(SMALL, [3, 4], conditions)
-    assert run.weights.shape == (4, 2, 4, 24, 6) and run.loss.shape == (4, 2, 4)
+    run = run_ablation(SMALL, [3, 4], CONDITIONS)
+    assert run.weights.shape == (4, 2, 3, 24, 6) and run.loss.shape == (4, 2, 3)
     for c in (1, 2):
         assert torch.equal(run.weights[0, :, c], run.weights[0, :, 0])
         assert torch.equal(run.values[0, :, c], run.values[0, :, 0])
     assert torch.equal(run.values[:, :, run.condition("frozen_values")],
                        run.values[:1, :, run.condition("frozen_values")].expand(4, -1, -1, -1))
-    uniform = run.weights[:, :, run.condition("uniform_routing")]
-    assert torch.allclose(uniform, torch.full_like(uniform, 1 / 6))
-    spec = prototype_specialization(run.weights, run.queries.groups, 3, value_predictions(run.values))
-    assert spec[:, :, 3].abs().max() < 1e-12  # values alone cannot specialize under uniform routing
-    again = run_ablation(SMALL, [4], conditions)
+    again = run_ablation(SMALL, [4], CONDITIONS)
     assert torch.equal(again.values[:, 0], run.values[:, 1])  # a replicate ignores the other seeds
+
+
+ALL_CONDITIONS = CONDITIONS + SEQUENTIAL_CONDITIONS
+SHORT = ToyConfig(n_per_group=8, steps=60, record_every=10)
+
+
+def _departure(run):
+    """Per snapshot, seed and condition ``(S, K, C)``: the largest distance of a value from the
+    values' mean, and the largest departure of an attention weight from uniform."""
+    centred = run.values - run.values.mean(dim=-2, keepdim=True)
+    spread = centred.norm(dim=-1).amax(dim=-1)
+    tilt = (run.weights - 1 / run.weights.shape[-1]).abs().amax(dim=(-2, -1))
+    return spread, tilt
+
+
+def test_the_symmetric_state_is_a_fixed_point_of_every_condition():
+    # uniform attention (W_Q = 0) and equal values (all 0): no routing gradient, equal pulls
+    run = run_ablation(replace(SHORT, routing_scale=0.0, value_scale=0.0), [3, 4], ALL_CONDITIONS)
+    spread, tilt = _departure(run)
+    assert spread.max() < 1e-12 and tilt.max() < 1e-12
+
+
+def test_only_the_coupled_dynamics_amplifies_a_small_asymmetry():
+    # prop-symmetric-drive: near the symmetric state each half is driven by the other's departure
+    eps = 1e-6
+    run = run_ablation(replace(SHORT, routing_scale=0.0, value_scale=eps), [3, 4], ALL_CONDITIONS)
+    spread, tilt = _departure(run)
+    coupled = run.condition("coupled")
+    assert (spread[-1, :, coupled] > 1000 * spread[0, :, coupled]).all()   # it feeds on itself
+    controls = [run.condition(name) for name in ALL_CONDITIONS[1:]]
+    assert torch.maximum(spread, tilt)[:, :, controls].max() < 20 * spread[0].max()
+    # values frozen: the routing departs at a constant rate set by the values' fixed spread
+    rate = tilt[1:, :, run.condition("frozen_values")] / run.steps[1:, None]
+    assert ((rate - rate[:1]).abs() < 0.02 * rate[:1]).all()
+    # routing frozen at uniform attention: the values' differences do not change at all
+    frozen = spread[:, :, run.condition("frozen_routing")]
+    assert ((frozen - frozen[:1]).abs() < 1e-9 * frozen[:1]).all()
+
+
+def test_with_routing_frozen_at_uniform_attention_the_values_move_together():
+    # cor-group-blind (a): a uniform-attention step moves every value by the same vector
+    run = run_ablation(replace(SHORT, routing_scale=0.0), [3, 4], ("frozen_routing",))
+    values = run.values[:, :, 0]                                       # (S, K, M, d_v)
+    centred = values - values.mean(dim=-2, keepdim=True)
+    assert (values[-1] - values[0]).abs().max() > 1e-2                 # the values do move
+    assert (centred - centred[:1]).abs().max() < 1e-14                 # ... all alike
+    assert (run.weights - 1 / 6).abs().max() < 1e-15
+
+
+def test_distinct_values_alone_break_the_symmetry_of_uniform_attention():
+    # cor-group-blind (c): from W_Q = 0, routing trained against frozen, distinct values
+    run = run_ablation(replace(SHORT, routing_scale=0.0), [3, 4], ("frozen_values",))
+    sigma = routing_specialization(run.weights[:, :, 0], run.queries.groups, 3)  # (S, K)
+    assert sigma[0].abs().max() < 1e-12 and (sigma[-1] > 0.4).all()
+
+
+def test_sequential_conditions_train_one_half_then_the_other():
+    config = ToyConfig(n_per_group=8, steps=20, record_every=5)       # the switch at step 10
+    run = run_ablation(config, [5], ALL_CONDITIONS)
+    switch = int((run.steps == 10).nonzero())
+
+    def half(name):
+        c = run.condition(name)
+        return run.weights[:, 0, c], run.values[:, 0, c]
+
+    weights, values = half("routing_then_values")
+    fv_weights, _ = half("frozen_values")
+    assert torch.allclose(weights[:switch + 1], fv_weights[:switch + 1], rtol=0, atol=1e-14)
+    assert torch.equal(values[:switch + 1], values[:1].expand(switch + 1, -1, -1))
+    assert torch.equal(weights[switch:], weights[switch:switch + 1].expand_as(weights[switch:]))
+    assert not torch.equal(values[-1], values[switch])
+    weights, values = half("values_then_routing")
+    _, fr_values = half("frozen_routing")
+    assert torch.allclose(values[:switch + 1], fr_values[:switch + 1], rtol=0, atol=1e-14)
+    assert torch.equal(weights[:switch + 1], weights[:1].expand(switch + 1, -1, -1))
+    assert torch.equal(values[switch:], values[switch:switch + 1].expand_as(values[switch:]))
+    assert not torch.equal(weights[-1], weights[switch])
+    routing, values = condition_masks(ALL_CONDITIONS, 5)               # (steps, C): 2 then 3
+    assert routing[:, 3].tolist() == [1, 1, 0, 0, 0] and values[:, 3].tolist() == [0, 0, 1, 1, 1]
+    assert routing[:, 4].tolist() == [0, 0, 1, 1, 1] and values[:, 4].tolist() == [1, 1, 0, 0, 0]
+
+
+def test_recombined_halves_take_routing_and_values_from_the_runs_trained_apart():
+    run = run_ablation(SMALL, [3, 4], CONDITIONS)
+    weights, values, loss = recombine_halves(run)
+    assert torch.equal(weights, run.weights[:, :, run.condition("frozen_values")])
+    assert torch.equal(values, run.values[:, :, run.condition("frozen_routing")])
+    # all three runs start from one head, so at step 0 the recombined head is that head
+    torch.testing.assert_close(loss[0], run.loss[0, :, 0], rtol=0, atol=1e-15)
+    logits = weights[-1] @ values[-1]                                  # identity readout
+    by_hand = torch.nn.functional.cross_entropy(
+        logits.transpose(1, 2), run.queries.targets.expand(2, -1), reduction="none").mean(-1)
+    torch.testing.assert_close(loss[-1], by_hand, rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="name"):
+        recombine_halves(run_ablation(SMALL, [3], ("coupled", "frozen_routing")))
+
+
+def test_head_loss_is_the_loss_of_the_forward_pass():
+    queries, model = _problem(8, runs=3)
+    fwd = toy_forward(model, queries)
+    loss = head_loss(fwd.weights, fwd.values, queries.targets, model.readout)
+    torch.testing.assert_close(loss, fwd.loss, rtol=0, atol=0)
 
 
 def test_coupled_margin():
@@ -166,12 +266,18 @@ def test_coupled_margin():
     torch.testing.assert_close(coupled_margin(scores), torch.tensor([0.2, -0.2], dtype=F64))
     # the conditions may come in any order, with extra ones, which do not count
     reordered = torch.tensor([[0.7, 5.0, 0.9, 0.5]], dtype=F64)
-    order = ("frozen_values", "uniform_routing", "coupled", "frozen_routing")
+    order = ("frozen_values", "routing_then_values", "coupled", "frozen_routing")
     torch.testing.assert_close(coupled_margin(reordered, order), torch.tensor([0.2], dtype=F64))
+    # against the sequential controls, the better of the two counts, seed by seed
+    both = torch.tensor([[0.9, 0.5, 0.7, 0.8, 0.6], [0.4, 0.6, 0.1, 0.2, 0.5]], dtype=F64)
+    torch.testing.assert_close(coupled_margin(both, ALL_CONDITIONS, SEQUENTIAL_CONDITIONS),
+                               torch.tensor([0.1, -0.1], dtype=F64))
     with pytest.raises(ValueError, match="conditions"):
-        coupled_margin(scores, ("coupled", "frozen_routing", "uniform_routing"))
+        coupled_margin(scores, ("coupled", "frozen_routing", "routing_then_values"))
     with pytest.raises(ValueError, match="conditions"):
         coupled_margin(scores[:, :2])
+    with pytest.raises(ValueError, match="conditions"):
+        coupled_margin(scores, CONDITIONS, SEQUENTIAL_CONDITIONS)
 
 
 def test_bad_inputs_name_the_argument():
@@ -187,7 +293,9 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="slot_inputs"):
         init_toy_routing(gen, 1, 3, 2, 4, 3, slot_inputs=torch.zeros(5, 2, dtype=F64))
     with pytest.raises(ValueError, match="conditions"):
-        condition_masks(["coupled", "frozen_keys"])
+        condition_masks(["coupled", "frozen_keys"], 5)
+    with pytest.raises(ValueError, match="steps"):
+        condition_masks(["coupled"], 0)
     with pytest.raises(ValueError, match="steps"):
         ToyConfig(steps=0)
     with pytest.raises(ValueError, match="seeds"):
@@ -197,6 +305,8 @@ def test_bad_inputs_name_the_argument():
     queries, model = _problem()
     with pytest.raises(ValueError, match="train_values"):
         train_toy_routing(model, queries, 2, 0.1, 0.1, train_values=torch.ones(5))
+    with pytest.raises(ValueError, match="train_routing"):
+        train_toy_routing(model, queries, 2, 0.1, 0.1, train_routing=torch.ones(3, 2))
     with pytest.raises(ValueError, match="targets"):
         cross_entropy_upstream(torch.zeros(4, 3, dtype=F64), torch.zeros(4), torch.eye(3, dtype=F64))
 
@@ -222,9 +332,29 @@ def test_notebook_records_the_coupled_versus_ablation_comparison(results):
     assert metrics["n_seeds"] >= 5
     assert 0 <= metrics["specialization_frozen_routing"] < metrics["specialization_coupled"] <= 1
     assert 0 <= metrics["specialization_frozen_values"] < metrics["specialization_coupled"]
-    assert metrics["specialization_uniform_routing_max_abs"] < 1e-12
     assert metrics["advantage_first_order_rel_error"] < 1e-4
     assert content["profile"] == "quick"
+
+
+@pytest.mark.slow
+def test_notebook_records_uniform_attention_and_the_symmetric_state_as_derived(results):
+    metrics = results["value_update"]["metrics"]
+    # cor-group-blind: a uniform-attention value step changes the advantages, by the curvature
+    # part alone and alike for every query; with routing frozen there the values move together
+    assert metrics["uniform_step_advantage_change_rel_min"] > 1e-4
+    assert metrics["uniform_step_non_curvature_max_abs"] < 1e-12
+    assert metrics["uniform_step_query_spread_max_abs"] < 1e-12
+    assert metrics["uniform_routing_value_difference_drift"] < 1e-10
+    assert metrics["uniform_routing_value_displacement_min"] > 1e-2
+    assert metrics["routing_specialization_uniform_start_max_abs"] < 1e-12
+    # prop-symmetric-drive, first order: routing frozen keeps the spread, values frozen give a
+    # linear departure of the attention (twice as large after twice the steps)
+    assert metrics["symmetric_frozen_routing_spread_drift_rel"] < 1e-6
+    assert abs(metrics["symmetric_frozen_values_tilt_ratio"] - 2) < 0.05
+    # the capacity controls were run on every seed and their counts are counts
+    for name in ("seeds_coupled_beats_sequential", "seeds_coupled_beats_recombined",
+                 "seeds_coupled_beats_sequential_equal_updates"):
+        assert metrics[name] in range(int(metrics["n_seeds"]) + 1), name
 
 
 @pytest.mark.slow
@@ -235,6 +365,9 @@ def test_chapter_two_page_shows_the_notebook_numbers_and_figures(built_book, res
                  "specialization_frozen_values"):
         assert f"{metrics[name]:.3f}" in page, name
     assert f"{metrics['value_update_max_abs_error']:.1e}" in page
+    for name in ("specialization_recombined", "specialization_routing_then_values",
+                 "specialization_symmetric_coupled"):
+        assert f"{metrics[name]:.3f}" in page, name
     for figure in ("fig_value_trajectories", "fig_value_responsibility", "fig_value_specialization",
-                   "fig_value_feedback", "fig_value_init_sweep"):
+                   "fig_value_feedback", "fig_value_coupling_control", "fig_value_init_sweep"):
         assert f"{figure}.png" in page, figure

@@ -12,8 +12,9 @@ layers above it in this list (the map, with a picture, is ``lib/attention_dynami
 3. **attention and its gradients**: :mod:`~attention_dynamics.attention` (the causal head and
    its record), :mod:`~attention_dynamics.gradients` (closed forms of chapter 1 and the
    cross-entropy upstream), :mod:`~attention_dynamics.parameter_step` (what a step on
-   ``W_Q`` and ``W_K`` does to the scores), :mod:`~attention_dynamics.heads` (random heads for
-   checking them).
+   ``W_Q`` and ``W_K`` does to the scores), :mod:`~attention_dynamics.score_mixture` (the EM
+   reading of a head: free energy, evidence, M-step), :mod:`~attention_dynamics.heads` (random
+   heads for checking them).
 4. **models**: :mod:`~attention_dynamics.models` (transformer, Mamba, LSTM, MLP; the registry
    and capacity matching).
 5. **measures**: :mod:`~attention_dynamics.measures` (scores against the Bayes answer,

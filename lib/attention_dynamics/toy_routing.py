@@ -13,8 +13,10 @@ projections ``v_j = z_j W_V`` of fixed slot embeddings ``z_j`` (the W_V form). T
 ``W_O`` is fixed (the identity by default, so that a value *is* a logit vector).
 
 Everything is batched over a leading *runs* dimension ``R``: one call trains several seeds and
-several ablations (routing frozen, values frozen) side by side, each run with its own data,
-parameters and learning-rate masks, and no run's numbers depend on another's.
+several conditions (coupled, one half frozen, the halves one after the other) side by side, each
+run with its own data, parameters and learning-rate schedule, and no run's numbers depend on
+another's. :func:`recombine_halves` puts together the two halves trained apart, as a control
+that has every parameter trained but no interaction between the halves.
 """
 
 from __future__ import annotations
@@ -31,11 +33,14 @@ from attention_dynamics.validation import check_float_tensor, check_positive_int
 CONDITIONS = ("coupled", "frozen_routing", "frozen_values")
 """The three training conditions of the ablation, in order. ``coupled`` trains everything,
 ``frozen_routing`` keeps the routing ``(W_Q, K)`` at its initial value, ``frozen_values`` keeps
-the values at their initial value."""
+the values at their initial value. (Uniform attention is a start, not a condition:
+``ToyConfig(routing_scale=0)`` draws ``W_Q = 0``.)"""
 
-EXTRA_CONDITIONS = ("uniform_routing",)
-"""A further control, ``uniform_routing``, which freezes routing at *uniform* attention
-(``W_Q = 0``) and trains the values."""
+SEQUENTIAL_CONDITIONS = ("routing_then_values", "values_then_routing")
+"""The capacity controls, which train both halves one after the other. ``routing_then_values``
+trains the routing for the first ``steps // 2`` steps with the values frozen, then the values
+with the routing frozen; ``values_then_routing`` the other way round. Every parameter of the
+coupled run learns, but a half never trains while the other one moves: no feedback loop."""
 
 
 def _check_non_negative(name: str, value) -> float:
@@ -227,6 +232,24 @@ class ToyForward:
     loss: torch.Tensor
 
 
+def head_loss(weights: torch.Tensor, values: torch.Tensor, targets: torch.Tensor,
+              readout: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy (nats) of a head given its attention and its values.
+
+    Logits ``alpha V W_O``; ``weights`` ``(..., N, M)``, ``values`` ``(..., M, d_v)``,
+    ``targets`` ``(N,)`` long, ``readout`` ``(d_v, C)``. Returns ``(...)``, the mean over the
+    ``N`` queries. Differentiable; lets a head be scored whose attention and values come from
+    different runs (:func:`recombine_halves`).
+    """
+    return _mean_cross_entropy(weights @ values @ readout, targets)
+
+
+def _mean_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean over the ``N`` queries of the cross-entropy: logits ``(..., N, C)``, targets ``(N,)``."""
+    return F.cross_entropy(logits.flatten(0, -2), targets.expand(logits.shape[:-1]).flatten(),
+                           reduction="none").view(logits.shape[:-1]).mean(dim=-1)
+
+
 def toy_forward(model: ToyRouting, queries: GroupedQueries) -> ToyForward:
     """Run every toy head on its run's queries; differentiable in the model's parameters."""
     if queries.runs != model.runs:
@@ -237,24 +260,32 @@ def toy_forward(model: ToyRouting, queries: GroupedQueries) -> ToyForward:
     values = model.value_vectors()                                   # (R, M, d_v)
     output = weights @ values                                        # (R, N, d_v)
     logits = output @ model.readout                                  # (R, N, C)
-    loss = F.cross_entropy(logits.transpose(1, 2), queries.targets.expand(model.runs, -1),
-                           reduction="none").mean(dim=-1)
+    loss = _mean_cross_entropy(logits, queries.targets)
     return ToyForward(scores=scores, weights=weights, values=values, output=output,
                       logits=logits, loss=loss)
 
 
-def condition_masks(conditions: tuple[str, ...] | list[str], dtype=torch.float64,
+def condition_masks(conditions: tuple[str, ...] | list[str], steps: int, dtype=torch.float64,
                     device=None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-run learning-rate masks ``(routing, values)``, each ``(R,)`` of 0/1, for named conditions."""
-    allowed = CONDITIONS + EXTRA_CONDITIONS
+    """Learning-rate schedules ``(routing, values)`` for named conditions, each ``(steps, R)`` of 0/1.
+
+    Entry ``[t, r]`` says whether run ``r`` (condition ``conditions[r]``) updates that half at
+    step ``t``; the sequential conditions switch halves at step ``steps // 2``.
+    """
+    allowed = CONDITIONS + SEQUENTIAL_CONDITIONS
     bad = [c for c in conditions if c not in allowed]
     if bad or not conditions:
         raise ValueError(f"conditions must be a non-empty list drawn from {allowed}; got "
                          f"{list(conditions)}")
-    routing = torch.tensor([c not in ("frozen_routing", "uniform_routing") for c in conditions],
-                           dtype=dtype, device=device)
-    values = torch.tensor([c != "frozen_values" for c in conditions], dtype=dtype, device=device)
-    return routing, values
+    check_positive_int("steps", steps)
+    first = torch.arange(steps, device=device) < steps // 2          # (steps,)
+    always, never = torch.ones_like(first), torch.zeros_like(first)
+    routing = {"coupled": always, "frozen_routing": never, "frozen_values": always,
+               "routing_then_values": first, "values_then_routing": ~first}
+    values = {"coupled": always, "frozen_routing": always, "frozen_values": never,
+              "routing_then_values": ~first, "values_then_routing": first}
+    return (torch.stack([routing[c] for c in conditions], dim=1).to(dtype),
+            torch.stack([values[c] for c in conditions], dim=1).to(dtype))
 
 
 def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr_routing: float,
@@ -263,10 +294,12 @@ def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr
                       recorder: TrajectoryRecorder | None = None) -> ToyRouting:
     """Full-batch gradient descent on the mean cross-entropy, run by run.
 
-    Each step computes the gradients by autograd and updates every run ``r`` by
-    ``theta_r <- theta_r - lr * mask_r * grad_r``: ``lr_routing`` and ``train_routing[r]`` for
-    ``(W_Q, K)``, ``lr_values`` and ``train_values[r]`` for the values (or ``W_V``). Runs never
-    interact (the loss is a sum over runs). With a ``recorder``, snapshots ``weights``
+    Each step ``t`` computes the gradients by autograd and updates every run ``r`` by
+    ``theta_r <- theta_r - lr * mask[t, r] * grad_r``: ``lr_routing`` and ``train_routing`` for
+    ``(W_Q, K)``, ``lr_values`` and ``train_values`` for the values (or ``W_V``). A mask is
+    ``(R,)`` (the same at every step) or ``(steps, R)`` (a schedule, see
+    :func:`condition_masks`); ``None`` trains that half throughout. Runs never interact (the
+    loss is a sum over runs). With a ``recorder``, snapshots ``weights``
     ``(R, N, M)``, ``values`` ``(R, M, d_v)`` and ``loss`` ``(R,)`` are kept at steps ``0, every,
     ..., steps`` (the state *before* the update of that step; the last one after the final step).
 
@@ -277,13 +310,14 @@ def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr
         raise ValueError(f"steps must be an int; got {steps!r}")
     _check_non_negative("lr_routing", lr_routing)
     _check_non_negative("lr_values", lr_values)
-    ones = torch.ones(model.runs, dtype=model.w_q.dtype, device=model.w_q.device)
+    ones = torch.ones(steps, model.runs, dtype=model.w_q.dtype, device=model.w_q.device)
     masks = []
     for name, mask in (("train_routing", train_routing), ("train_values", train_values)):
         mask = ones if mask is None else mask.to(ones)
-        if mask.shape != (model.runs,):
-            raise ValueError(f"{name} must have shape ({model.runs},); got {tuple(mask.shape)}")
-        masks.append(mask)
+        if mask.shape not in ((model.runs,), (steps, model.runs)):
+            raise ValueError(f"{name} must have shape ({model.runs},) or ({steps}, {model.runs}); "
+                             f"got {tuple(mask.shape)}")
+        masks.append(mask.expand_as(ones))
     model = model.detached()
     groups = ((model.routing_parameters(), lr_routing, masks[0]),
               (model.value_parameters(), lr_values, masks[1]))
@@ -300,7 +334,7 @@ def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr
             for ps, lr, mask in groups:
                 for p in ps:
                     g = next(it)
-                    p.sub_(lr * mask.view(-1, *([1] * (p.ndim - 1))) * g)
+                    p.sub_(lr * mask[step].view(-1, *([1] * (p.ndim - 1))) * g)
     return model
 
 
@@ -378,25 +412,29 @@ class AblationRun:
                        readout=self.readout.to(device))
 
 
-def coupled_margin(scores: torch.Tensor, conditions: tuple[str, ...] = CONDITIONS
+def coupled_margin(scores: torch.Tensor, conditions: tuple[str, ...] = CONDITIONS,
+                   against: tuple[str, ...] = ("frozen_routing", "frozen_values")
                    ) -> torch.Tensor:
-    """How far the coupled run is ahead of the better of the two ablations.
+    """How far the coupled run is ahead of the best of the conditions ``against``.
 
     Args:
         scores: ``(..., C)`` one number per condition (e.g. a final specialization), the last
-            axis in the order of ``conditions``, which must hold the three :data:`CONDITIONS`.
+            axis in the order of ``conditions``, which must hold ``"coupled"`` and ``against``.
         conditions: the names along the last axis (an :class:`AblationRun`'s ``conditions``).
+        against: the conditions to beat: by default the two ablations; the
+            :data:`SEQUENTIAL_CONDITIONS` for the capacity control.
 
     Returns:
-        ``(...)``: ``coupled - max(frozen_routing, frozen_values)``; positive where coupling
-        beats both halves alone.
+        ``(...)``: ``coupled - max(against)``, entry by entry (so per seed, the better control
+        of that seed); positive where coupling beats every one of them.
     """
-    conditions = tuple(conditions)
-    if not set(CONDITIONS) <= set(conditions) or scores.shape[-1:] != (len(conditions),):
-        raise ValueError(f"conditions must include {CONDITIONS} and match the last axis of "
-                         f"scores ({tuple(scores.shape)}); got {conditions}")
-    ablations = [conditions.index("frozen_routing"), conditions.index("frozen_values")]
-    return scores[..., conditions.index("coupled")] - scores[..., ablations].max(dim=-1).values
+    conditions, against = tuple(conditions), tuple(against)
+    if (not against or not {"coupled", *against} <= set(conditions)
+            or scores.shape[-1:] != (len(conditions),)):
+        raise ValueError(f"conditions must include 'coupled' and {against} and match the last "
+                         f"axis of scores ({tuple(scores.shape)}); got {conditions}")
+    others = [conditions.index(name) for name in against]
+    return scores[..., conditions.index("coupled")] - scores[..., others].max(dim=-1).values
 
 
 def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
@@ -405,9 +443,10 @@ def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
     """Train every condition for every seed from the same data and initialisation.
 
     Seed ``s`` seeds its own generator, which draws that replicate's queries and then its
-    initial head; every condition of that seed starts from this very head (``uniform_routing``
-    sets ``W_Q = 0`` first), so a replicate does not depend on which other seeds are run. All
-    ``K * C`` runs are trained together in one batched loop (:func:`train_toy_routing`).
+    initial head; every condition of that seed starts from this very head, so a replicate does
+    not depend on which other seeds are run. Conditions are named in :data:`CONDITIONS` and
+    :data:`SEQUENTIAL_CONDITIONS`. All ``K * C`` runs are trained together in one batched loop
+    (:func:`train_toy_routing`).
     """
     if not isinstance(config, ToyConfig):
         raise ValueError(f"config must be a ToyConfig; got {type(config).__name__}")
@@ -415,7 +454,8 @@ def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
     if not seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds):
         raise ValueError(f"seeds must be a non-empty list of non-negative ints; got {seeds!r}")
     conditions = tuple(conditions)
-    routing_mask, value_mask = condition_masks(conditions, dtype=dtype, device=device)
+    routing_mask, value_mask = condition_masks(conditions, config.steps, dtype=dtype,
+                                               device=device)
     data, heads = [], []
     for s in seeds:
         gen = torch.Generator(device=device or "cpu").manual_seed(s)
@@ -432,13 +472,10 @@ def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
                     keys=torch.cat([h.keys for h in heads]).detach(),
                     values=torch.cat([h.values for h in heads]).detach())
     batch_queries, batch_model = queries.repeat_runs(c), model.repeat_runs(c)
-    uniform = torch.tensor([name == "uniform_routing" for name in conditions] * len(seeds),
-                           device=batch_model.w_q.device)
-    batch_model.w_q[uniform] = 0.0
     recorder = TrajectoryRecorder(every=config.record_every)
-    train_toy_routing(batch_model.detached(), batch_queries, config.steps, config.lr_routing,
-                      config.lr_values, routing_mask.repeat(len(seeds)),
-                      value_mask.repeat(len(seeds)), recorder)
+    train_toy_routing(batch_model, batch_queries, config.steps, config.lr_routing,
+                      config.lr_values, routing_mask.repeat(1, len(seeds)),
+                      value_mask.repeat(1, len(seeds)), recorder)
     k = len(seeds)
 
     def unflatten(t):
@@ -449,3 +486,21 @@ def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
                        values=unflatten(recorder.stack("values")),
                        loss=unflatten(recorder.stack("loss")), queries=queries,
                        readout=model.readout)
+
+
+def recombine_halves(run: AblationRun) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The head made of the two halves trained apart, at every snapshot of ``run``.
+
+    Its routing is the ``frozen_values`` run's (trained while the values stayed at their
+    initial value), its values the ``frozen_routing`` run's (trained under the initial
+    routing): every parameter has had as many updates as in the ``coupled`` run at the same
+    step, but neither half ever saw the other one move. The attention depends on the routing
+    alone, so the recombined head's attention is the ``frozen_values`` run's.
+
+    Returns:
+        ``weights`` ``(S, K, N, M)``, ``values`` ``(S, K, M, d_v)`` and ``loss`` ``(S, K)``
+        (nats, :func:`head_loss`).
+    """
+    weights = run.weights[:, :, run.condition("frozen_values")]
+    values = run.values[:, :, run.condition("frozen_routing")]
+    return weights, values, head_loss(weights, values, run.queries.targets, run.readout)

@@ -24,9 +24,9 @@ a value ``J`` from its attention: the joint law is ``p(g, j) = P_gj / G``. Then
   each group draws only values that predict its class with certainty.
 
 Feedback. After a value step the advantages change by ``dA``
-(:func:`value_step_feedback`, first order; :func:`head_advantage` before and after a real
-step); the step reinforces routing when ``alpha * dA`` points along the score gradient
-``alpha * A`` (:func:`reinforcement_index`).
+(:func:`value_step_feedback`, first order; :func:`exact_advantage_change`, split exactly;
+:func:`head_advantage` before and after a real step); the step reinforces routing when
+``alpha * dA`` points along the score gradient ``alpha * A`` (:func:`reinforcement_index`).
 
 Entropies use natural logarithms (nats) and ``xlogy``, so ``0 log 0 = 0`` without an epsilon.
 """
@@ -329,6 +329,56 @@ def value_step_feedback(weights: torch.Tensor, values: torch.Tensor, targets: to
         feedback=advantage_change(weights, upstream, values, step),
         curvature=advantage(weights, delta_upstream @ values.transpose(-1, -2)),
         upstream=upstream, step=step)
+
+
+@dataclass
+class AdvantageChange:
+    """The exact change of the advantages when the values move and routing stays, in three parts.
+
+    Each part is ``(..., N, M)``; with ``adv(alpha, C)`` the row-centring of
+    :func:`~attention_dynamics.gradients.advantage`:
+
+    Attributes:
+        feedback: ``adv(alpha, U dV^T)``: the values move, the error signals are held.
+        curvature: ``adv(alpha, dU V^T)``: the error signals respond, ``dU`` their exact change.
+        product: ``adv(alpha, dU dV^T)``: second order in the step.
+    """
+
+    feedback: torch.Tensor
+    curvature: torch.Tensor
+    product: torch.Tensor
+
+    @property
+    def total(self) -> torch.Tensor:
+        """``A(V + dV) - A(V)``, the sum of the three parts."""
+        return self.feedback + self.curvature + self.product
+
+
+def exact_advantage_change(weights: torch.Tensor, values: torch.Tensor,
+                           delta_values: torch.Tensor, targets: torch.Tensor,
+                           readout: torch.Tensor) -> AdvantageChange:
+    """How the advantages change, exactly, when the values move by ``delta_values``.
+
+    With routing fixed the advantage ``A = adv(alpha, U V^T)`` is bilinear in the error signals
+    ``U`` and the values ``V``, so ``A(V + dV) - A(V)`` splits into the three parts of
+    :class:`AdvantageChange` with no remainder; ``dU = U(V + dV) - U(V)`` comes from the closed
+    form of the mean cross-entropy's error signal
+    (:func:`~attention_dynamics.gradients.cross_entropy_upstream`). To first order in a value
+    step, ``feedback`` and ``curvature`` are the two parts of :func:`value_step_feedback`.
+
+    Shapes: weights ``(..., N, M)``; values and delta_values ``(..., M, d_v)``; targets ``(N,)``
+    long; readout ``(d_v, C)``.
+    """
+    check_float_tensor("weights", weights, min_dim=2)
+    check_float_tensor("values", values, min_dim=2, dtype=weights.dtype)
+    check_float_tensor("delta_values", delta_values, min_dim=2, dtype=weights.dtype)
+    before = cross_entropy_upstream(weights @ values @ readout, targets, readout)
+    after = cross_entropy_upstream(weights @ (values + delta_values) @ readout, targets, readout)
+    delta_upstream = after - before
+    return AdvantageChange(
+        feedback=advantage(weights, before @ delta_values.transpose(-1, -2)),
+        curvature=advantage(weights, delta_upstream @ values.transpose(-1, -2)),
+        product=advantage(weights, delta_upstream @ delta_values.transpose(-1, -2)))
 
 
 def sum_zero_basis(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:

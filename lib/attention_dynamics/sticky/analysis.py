@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import torch
 
 from attention_dynamics.bayes import entropy
+from attention_dynamics.heads import HeadProblem
 from attention_dynamics.measures.geometry import attention_drift
 from attention_dynamics.sticky.model import (
     HeadParams,
@@ -302,3 +303,31 @@ def value_curvature(params: HeadParams, x: torch.Tensor) -> torch.Tensor:
         size = averaged.shape[1] * w_o.shape[0]
         largest.append(torch.linalg.eigvalsh(hessian.reshape(size, size))[-1])
     return torch.stack(largest)
+
+
+def head_problem(params: HeadParams, x: torch.Tensor, targets: torch.Tensor, run: int,
+                 length: int | None = None) -> HeadProblem:
+    """Run ``run`` of the batched model as a float64 :class:`~attention_dynamics.heads.HeadProblem`.
+
+    So that chapter 1's measures, written for one attention layer with a loss, apply to a
+    sticky-chain head as trained: one sequence (``x[run]``, ``targets[run]``, their first
+    ``length`` positions; all by default), one head, the causal mask, fresh leaf weights.
+
+    Args:
+        params: the weights of ``R`` runs; x: ``(R, N, d_x)``; targets: ``(R, N)`` int64;
+        run: which run, in ``0..R-1``; length: positions to keep, ``1..N``.
+    """
+    check_batch(params, x, targets)
+    if not isinstance(run, int) or not 0 <= run < params.n_runs:
+        raise ValueError(f"run must be an int in 0..{params.n_runs - 1}; got {run!r}")
+    length = x.shape[1] if length is None else length
+    if not isinstance(length, int) or not 1 <= length <= x.shape[1]:
+        raise ValueError(f"length must be an int in 1..{x.shape[1]}; got {length!r}")
+
+    def leaf(weight: torch.Tensor) -> torch.Tensor:
+        return weight[run : run + 1].detach().double().clone().requires_grad_()
+
+    return HeadProblem(x=x[run, None, None, :length].double(), w_q=leaf(params.w_q),
+                       w_k=leaf(params.w_k), w_v=leaf(params.w_v),
+                       readout=params.w_o[run : run + 1].detach().double(),
+                       targets=targets[run, None, :length], mask="causal")

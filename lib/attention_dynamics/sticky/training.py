@@ -15,7 +15,10 @@ Each of the ``R`` runs of a batch has its own schedule, so SGD and EM-like runs 
 seeds train together in one tensor program (:func:`train`); :func:`sticky_chain_experiment`
 sets up the paper's grid of seeds x schedules on the sticky chain, and
 :func:`sticky_chain_heldout` draws a fresh sequence per seed to score it on. Adam (PyTorch's update
-rule, per run) is available as ``optimizer="adam"``; its schedules are learning rates too.
+rule, per run) is available as ``optimizer="adam"``; its schedules are learning rates too. A
+block-coordinate baseline, ``optimizer="exact-values"``, takes the schedule's gradient step on
+``W_Q``, ``W_K`` and ``W_O`` and then solves for ``W_V`` exactly
+(:mod:`~attention_dynamics.sticky.exact_values`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 import torch
 
 from attention_dynamics.measures.trajectories import first_step_below
+from attention_dynamics.sticky.exact_values import solve_values
 from attention_dynamics.sticky.model import (
     PARAM_NAMES,
     HeadParams,
@@ -49,7 +53,9 @@ SCHEDULES: dict[str, dict[str, float]] = {
     "em": {"w_q": 0.01, "w_k": 0.01, "w_v": 0.1, "w_o": 0.01},
 }
 """Paper II's two learning-rate schedules, by name."""
-OPTIMIZERS = ("sgd", "adam")
+OPTIMIZERS = ("sgd", "adam", "exact-values")
+"""The update rules :func:`train` accepts: plain gradient descent per group, Adam, and the
+block-coordinate baseline that solves for ``W_V`` after each step."""
 BASE_LR = SCHEDULES["sgd"]["w_q"]
 """Paper II's base learning rate (0.01), the rate of every group but ``W_V`` in both schedules."""
 HELDOUT_SEED_OFFSET = 10_000
@@ -106,6 +112,22 @@ def _sgd_update(params: HeadParams, grads: HeadParams, rates: dict[str, torch.Te
     """Plain gradient descent, in place: ``W -= lr * dL/dW`` with each run's rate."""
     for name, grad in grads.tensors().items():
         getattr(params, name).sub_(rates[name] * grad)
+
+
+class _ExactValues:
+    """Block coordinate descent: the schedule's gradient step on every group but ``W_V``, then
+    ``W_V`` set to the minimiser of each run's loss given the others (:func:`solve_values`)."""
+
+    def __init__(self, x: torch.Tensor, targets: torch.Tensor, iterations: int):
+        self.x, self.targets, self.iterations = x, targets, iterations
+
+    def update(self, params: HeadParams, grads: HeadParams,
+               rates: dict[str, torch.Tensor]) -> None:
+        """One routing-and-readout step and one exact value solve, in place."""
+        for name, grad in grads.tensors().items():
+            if name != "w_v":
+                getattr(params, name).sub_(rates[name] * grad)
+        params.w_v.copy_(solve_values(params, self.x, self.targets, self.iterations))
 
 
 class _Adam:
@@ -186,14 +208,15 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
           record_every: int = 1, snapshot_every: int | None = None, record_values: bool = False,
           record_weights: bool = False, record_params: bool = False,
           adam_betas: tuple[float, float] = (0.9, 0.999), adam_eps: float = 1e-8,
-          block_size: int = 64, progress: bool = False
+          value_iterations: int = 20, block_size: int = 64, progress: bool = False
           ) -> TrainingHistory:
     """Train ``R`` runs full-batch for ``steps`` updates; ``params`` is left unchanged.
 
     Every step computes each run's loss on all its ``N`` positions and the exact gradient
     (:func:`~attention_dynamics.sticky.model.loss_and_grads`), then updates each weight with
     its run's learning rate for that group: ``W -= lr * dL/dW`` (``"sgd"``, plain gradient
-    descent, as the paper's SGD and EM-like runs) or Adam's step.
+    descent, as the paper's SGD and EM-like runs) or Adam's step; or, with
+    ``"exact-values"``, that step on every group but ``W_V``, which is then solved for.
 
     Args:
         params: initial weights of ``R`` runs (:func:`~attention_dynamics.sticky.model.init_params`).
@@ -201,7 +224,7 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         schedules: one schedule (name in :data:`SCHEDULES` or a mapping group -> rate) for all
             runs, or a sequence of one per run.
         steps: number of updates.
-        optimizer: ``"sgd"`` or ``"adam"``.
+        optimizer: one of :data:`OPTIMIZERS`.
         record_every: record loss, entropy and accuracy every so many steps (and at the end).
         snapshot_every: take snapshots every so many steps (and at the end), or ``None``.
         record_values: snapshots include the value vectors (``R N d_v`` numbers each).
@@ -210,6 +233,7 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
         record_params: snapshots include a copy of all the weights (a few thousand numbers
             per run), from which any of the above can be recomputed later.
         adam_betas, adam_eps: Adam's constants.
+        value_iterations: L-BFGS iterations of each value solve (``"exact-values"``).
         block_size: queries per block in the fused forward/backward pass.
         progress: show a tqdm progress bar.
 
@@ -227,7 +251,9 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
                          "to be set")
     rates = _rate_tensors(schedules, params)
     params = params.map(torch.clone)
-    update = _Adam(params, adam_betas, adam_eps).update if optimizer == "adam" else _sgd_update
+    update = (_Adam(params, adam_betas, adam_eps).update if optimizer == "adam"
+              else _ExactValues(x, targets, value_iterations).update
+              if optimizer == "exact-values" else _sgd_update)
     records, snapshots = [], []
     iterator = range(steps + 1)
     if progress:
