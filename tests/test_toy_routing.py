@@ -12,6 +12,7 @@ from attention_dynamics.measures.specialization import (
     routing_specialization,
 )
 from attention_dynamics.measures.trajectories import TrajectoryRecorder
+from attention_dynamics.score_mixture import m_step_objective
 from attention_dynamics.toy_routing import (
     CONDITIONS,
     SEQUENTIAL_CONDITIONS,
@@ -358,6 +359,21 @@ def test_notebook_records_uniform_attention_and_the_symmetric_state_as_derived(r
 
 
 @pytest.mark.slow
+def test_notebook_compares_em_with_solved_values_and_the_coupled_run(results):
+    m = results["value_update"]["metrics"]
+    # the page's reading: the solve minimises the bound (EM's is lower at the end) while the
+    # gradient run reaches the lower cross-entropy; the bound lies above the loss for both
+    assert m["toy_em_final_bound"] < m["toy_coupled_final_bound"]
+    assert m["toy_em_final_loss"] > m["toy_coupled_final_loss"]
+    for name in ("em", "coupled"):
+        assert m[f"toy_{name}_final_bound"] >= m[f"toy_{name}_final_loss"]
+        assert 0 < m[f"toy_{name}_steps_to_half_loss"] <= m["train_steps"]
+    for name in ("toy_em_seeds_ahead_early", "toy_em_seeds_final_loss_above",
+                 "toy_em_seeds_final_specialization_below"):
+        assert m[name] in range(int(m["n_seeds"]) + 1), name
+
+
+@pytest.mark.slow
 def test_chapter_two_page_shows_the_notebook_numbers_and_figures(built_book, results):
     metrics = results["value_update"]["metrics"]
     page = (built_book / "html" / "book" / "value_update.html").read_text()
@@ -371,3 +387,54 @@ def test_chapter_two_page_shows_the_notebook_numbers_and_figures(built_book, res
     for figure in ("fig_value_trajectories", "fig_value_responsibility", "fig_value_specialization",
                    "fig_value_feedback", "fig_value_coupling_control", "fig_value_init_sweep"):
         assert f"{figure}.png" in page, figure
+
+
+def test_closed_form_values_are_the_log_class_histograms_of_the_new_attention():
+    queries, model = _problem(7, runs=2)
+    em = train_toy_routing(model, queries, 1, 0.5, 0.5, value_update="closed-form")
+    plain = train_toy_routing(model, queries, 1, 0.5, 0.5)
+    # the routing step is the same gradient step in both modes
+    assert torch.equal(em.w_q, plain.w_q) and torch.equal(em.keys, plain.keys)
+    weights = toy_forward(em, queries).weights.detach()  # (R, N, M), after the routing step
+    targets = queries.targets.tolist()
+    for r in range(2):
+        for j in range(weights.shape[-1]):
+            counts = [sum(float(weights[r, i, j]) for i, y in enumerate(targets) if y == c)
+                      for c in range(3)]
+            expected = torch.tensor(counts, dtype=F64).div(sum(counts)).log()
+            assert torch.allclose(em.values[r, j].detach(), expected, atol=1e-12)
+
+
+def test_the_solve_minimises_the_mixture_bound_which_lies_above_the_loss():
+    queries, model = _problem(8, runs=1)
+    em = train_toy_routing(model, queries, 3, 0.5, 0.5, value_update="closed-form")
+    weights = toy_forward(em, queries).weights.detach()[0]
+    targets, n = queries.targets, len(queries.targets)
+    solved = em.values.detach()[0]
+    best = m_step_objective(weights, solved, targets) / n
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(20):
+        nudged = solved + 0.1 * torch.randn(solved.shape, generator=gen, dtype=F64)
+        assert m_step_objective(weights, nudged, targets) / n > best
+        # Jensen: the head's cross-entropy never exceeds the bound
+        loss = head_loss(weights, nudged, targets, em.readout)
+        assert loss <= m_step_objective(weights, nudged, targets) / n + 1e-12
+    # the gradient step on the values lowers the loss below what the solved values give
+    stepped = solved - 0.5 * torch.autograd.functional.jacobian(
+        lambda v: head_loss(weights, v, targets, em.readout), solved)
+    assert head_loss(weights, stepped, targets, em.readout) < head_loss(weights, solved, targets,
+                                                                        em.readout)
+
+
+def test_closed_form_respects_the_value_mask_and_needs_free_identity_read_values():
+    queries, model = _problem(9, runs=2)
+    frozen = train_toy_routing(model, queries, 4, 0.5, 0.5, train_values=torch.tensor([1.0, 0.0]),
+                               value_update="closed-form")
+    assert torch.equal(frozen.values[1], model.values[1])
+    assert not torch.equal(frozen.values[0], model.values[0])
+    with pytest.raises(ValueError, match="value_update"):
+        train_toy_routing(model, queries, 2, 0.1, 0.1, value_update="exact")
+    gen = torch.Generator().manual_seed(1)
+    projected = init_toy_routing(gen, 2, 5, 4, 6, 3, slot_inputs=torch.randn(6, 2, dtype=F64))
+    with pytest.raises(ValueError, match="closed-form"):
+        train_toy_routing(projected, queries, 2, 0.1, 0.1, value_update="closed-form")

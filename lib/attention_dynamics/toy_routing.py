@@ -28,7 +28,8 @@ import torch
 import torch.nn.functional as F
 
 from attention_dynamics.measures.trajectories import TrajectoryRecorder
-from attention_dynamics.validation import check_float_tensor, check_positive_int
+from attention_dynamics.score_mixture import closed_form_m_step
+from attention_dynamics.validation import check_choice, check_float_tensor, check_positive_int
 
 CONDITIONS = ("coupled", "frozen_routing", "frozen_values")
 """The three training conditions of the ablation, in order. ``coupled`` trains everything,
@@ -288,10 +289,17 @@ def condition_masks(conditions: tuple[str, ...] | list[str], steps: int, dtype=t
             torch.stack([values[c] for c in conditions], dim=1).to(dtype))
 
 
+VALUE_UPDATES = ("gradient", "closed-form")
+"""How :func:`train_toy_routing` updates the values: a gradient step on the cross-entropy, or
+the closed-form M-step of the score mixture (each value set to the log of its
+responsibility-weighted class histogram, chapter 3) after every routing step."""
+
+
 def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr_routing: float,
                       lr_values: float, train_routing: torch.Tensor | None = None,
                       train_values: torch.Tensor | None = None,
-                      recorder: TrajectoryRecorder | None = None) -> ToyRouting:
+                      recorder: TrajectoryRecorder | None = None,
+                      value_update: str = "gradient") -> ToyRouting:
     """Full-batch gradient descent on the mean cross-entropy, run by run.
 
     Each step ``t`` computes the gradients by autograd and updates every run ``r`` by
@@ -303,6 +311,14 @@ def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr
     ``(R, N, M)``, ``values`` ``(R, M, d_v)`` and ``loss`` ``(R,)`` are kept at steps ``0, every,
     ..., steps`` (the state *before* the update of that step; the last one after the final step).
 
+    With ``value_update="closed-form"`` (free values read out by the identity only) the values
+    of a run whose value mask is on are not stepped but *solved* after its routing step:
+    ``v_j = log h_j``, the class histogram of slot ``j`` under the new attention
+    (:func:`~attention_dynamics.score_mixture.closed_form_m_step`), which minimises the
+    mixture's bound ``sum_ij alpha_ij CE(y_i, softmax(v_j))`` on the cross-entropy, not the
+    cross-entropy itself; ``lr_values`` is then unused. That alternation is EM on the score
+    mixture with a gradient step for the frame.
+
     Returns the trained model (new leaves; the input model is left unchanged).
     """
     _check_non_negative("steps", steps)
@@ -310,6 +326,13 @@ def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr
         raise ValueError(f"steps must be an int; got {steps!r}")
     _check_non_negative("lr_routing", lr_routing)
     _check_non_negative("lr_values", lr_values)
+    check_choice("value_update", value_update, VALUE_UPDATES)
+    closed_form = value_update == "closed-form"
+    if closed_form and (model.values is None or model.readout.shape[0] != model.readout.shape[1]
+                        or not torch.equal(model.readout, torch.eye(model.readout.shape[0]).to(
+                            model.readout))):
+        raise ValueError("value_update='closed-form' needs free values read out by the "
+                         "identity (values are logit vectors)")
     ones = torch.ones(steps, model.runs, dtype=model.w_q.dtype, device=model.w_q.device)
     masks = []
     for name, mask in (("train_routing", train_routing), ("train_values", train_values)):
@@ -334,8 +357,21 @@ def train_toy_routing(model: ToyRouting, queries: GroupedQueries, steps: int, lr
             for ps, lr, mask in groups:
                 for p in ps:
                     g = next(it)
+                    if closed_form and p is model.values:
+                        continue
                     p.sub_(lr * mask[step].view(-1, *([1] * (p.ndim - 1))) * g)
+            if closed_form:
+                solved = _closed_form_values(model, queries)
+                keep = masks[1][step].view(-1, 1, 1) > 0
+                model.values.copy_(torch.where(keep, solved, model.values))
     return model
+
+
+def _closed_form_values(model: ToyRouting, queries: GroupedQueries) -> torch.Tensor:
+    """``(R, M, C)`` ``log h_j`` under the model's current attention (identity readout)."""
+    weights = toy_forward(model, queries).weights.detach()
+    targets = queries.targets.expand(weights.shape[:-1])
+    return closed_form_m_step(weights, targets, model.readout.shape[1])
 
 
 @dataclass(frozen=True)
@@ -439,14 +475,16 @@ def coupled_margin(scores: torch.Tensor, conditions: tuple[str, ...] = CONDITION
 
 def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
                  conditions: tuple[str, ...] = CONDITIONS, device=None,
-                 dtype: torch.dtype = torch.float64) -> AblationRun:
+                 dtype: torch.dtype = torch.float64,
+                 value_update: str = "gradient") -> AblationRun:
     """Train every condition for every seed from the same data and initialisation.
 
     Seed ``s`` seeds its own generator, which draws that replicate's queries and then its
     initial head; every condition of that seed starts from this very head, so a replicate does
     not depend on which other seeds are run. Conditions are named in :data:`CONDITIONS` and
     :data:`SEQUENTIAL_CONDITIONS`. All ``K * C`` runs are trained together in one batched loop
-    (:func:`train_toy_routing`).
+    (:func:`train_toy_routing`, whose ``value_update`` is passed on: ``"closed-form"`` makes the
+    coupled condition EM on the score mixture).
     """
     if not isinstance(config, ToyConfig):
         raise ValueError(f"config must be a ToyConfig; got {type(config).__name__}")
@@ -475,7 +513,7 @@ def run_ablation(config: ToyConfig, seeds: list[int] | tuple[int, ...],
     recorder = TrajectoryRecorder(every=config.record_every)
     train_toy_routing(batch_model, batch_queries, config.steps, config.lr_routing,
                       config.lr_values, routing_mask.repeat(1, len(seeds)),
-                      value_mask.repeat(1, len(seeds)), recorder)
+                      value_mask.repeat(1, len(seeds)), recorder, value_update)
     k = len(seeds)
 
     def unflatten(t):
