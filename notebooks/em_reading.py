@@ -714,7 +714,6 @@ right.legend(
     ],
     loc="upper right",
 )
-fig.tight_layout()
 show_figure("fig_em_fresh_two_timescales", fig)
 
 # %% [markdown]

@@ -1023,7 +1023,6 @@ left.set_ylabel("cross-entropy (nats)")
 left.legend()
 right.set_xlabel("step")
 right.set_ylabel("prototype specialization")
-fig.tight_layout()
 show_figure("fig_value_toy_em", fig)
 
 # %% [markdown]
