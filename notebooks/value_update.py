@@ -407,7 +407,7 @@ shown = {
     for name in CONDITIONS
 }
 reach = 1.05 * max(float((v @ basis).abs().max()) for v, _ in shown.values())
-fig, axes = plt.subplots(1, 3, figsize=(11, 4))
+fig, axes = panel_grid(3, panel_size=(4.4, 4.0))
 for ax, (name, (values, weights)) in zip(axes, shown.items(), strict=True):
     draw_value_paths(ax, values, weights, reach, labels[name])
 handles = [
@@ -420,7 +420,7 @@ handles += [
         [], [], marker="o", color="0.3", ls="", label="end (size: attention mass)"
     ),
 ]
-fig.legend(handles=handles, loc="outside lower center", ncol=5, frameon=False)
+fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False)
 show_figure("fig_value_trajectories", fig)
 
 # %% [markdown]
@@ -506,7 +506,7 @@ lines = [  # (label, colour, style, run's series, index of the condition)
         u_fv,
     ),
 ]
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+fig, axes = panel_grid(3)
 ylabels = ["prototype specialization", "routing specialization", "loss (nats)"]
 for k, (ax, ylabel) in enumerate(zip(axes, ylabels, strict=True)):
     for label, colour, ls, series, c_line in lines:
@@ -601,7 +601,7 @@ print(
     f"net alignment peaks at step {int(step_axis[peak])}"
 )
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+fig, axes = panel_grid(2, panel_size=(4.4, 3.6))
 for (label, (tot, fb)), marker in zip(first_order.items(), ["o", "s"], strict=True):
     axes[0].loglog(
         etas, tot, marker=marker, color="C0", label=f"feedback + curvature, {label}"
@@ -791,7 +791,7 @@ print(
 )
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+fig, axes = panel_grid(3)
 control_lines = [  # (label, colour, style, condition; None: the recombined halves)
     ("coupled", "C0", "-", "coupled"),
     ("routing then values", "C4", "-", "routing_then_values"),
@@ -909,7 +909,7 @@ glue(
     display=False,
 )
 
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+fig, axes = panel_grid(3)
 for ax, grid, label in [
     (axes[0], sweep_proto, "prototype specialization margin"),
     (axes[1], sweep_routing, "routing specialization margin"),
