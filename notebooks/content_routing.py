@@ -46,7 +46,7 @@ from attention_dynamics.book.paper_numbers import (
     ENTROPY_MAE_BITS,
     RECALL_ACCURACY,
 )
-from attention_dynamics.book.plotting import panel_grid, show_figure
+from attention_dynamics.book.plotting import COLUMN_INCHES, panel_grid, show_figure
 from attention_dynamics.measures.geometry import manifold_summary
 from attention_dynamics.measures.metrics import blind_predictor_maes, entropy_bits
 from attention_dynamics.measures.routing_probes import (
@@ -144,6 +144,7 @@ settings = select(
         gradient_check_size=8,
         deep_mamba=dict(n_layers=2, d_state=8),
         deep_mamba_seeds=2,
+        capacity_d_state=2,
     ),
     paper=dict(
         tasks=dict(
@@ -175,6 +176,7 @@ settings = select(
         gradient_check_size=16,
         deep_mamba=dict(n_layers=9, d_state=16),
         deep_mamba_seeds=5,
+        capacity_d_state=8,
     ),
 )
 TASKS = ("bijection", "hmm", "recall")
@@ -458,6 +460,61 @@ glue(
 res.record("recall_solved_seeds_transformer", solved["transformer"])
 res.record("recall_mamba_solved_seeds", solved["mamba"])
 
+# %% [markdown]
+# **The capacity question, asked.** The same Mamba with a state of `capacity_d_state`
+# addresses, fewer than the stored pairs (width matched to the transformer again), trained
+# alike on recall: by {prf:ref}`cor-scan-addresses` no single channel of its layer can single
+# out every pair, so a capacity limit would show here if the channels could not share the work.
+
+# %%
+capacity_d_state = settings["capacity_d_state"]
+capacity_config, _ = matched_config(
+    "mamba",
+    tasks["recall"].vocab_size,
+    tasks["recall"].seq_len,
+    count_parameters(build_model(configs["recall"]["transformer"], torch.Generator())),
+    high=settings["width_limit"],
+    **{**settings["fixed"]["mamba"], "d_state": capacity_d_state},
+)
+capacity_accuracy = [
+    train_and_evaluate(
+        capacity_config,
+        tasks["recall"],
+        SequenceTrainingConfig(
+            steps=settings["steps"]["recall"],
+            batch_size=settings["batch_size"]["recall"],
+            lr=settings["lr"]["mamba"]["recall"],
+            warmup_steps=settings["warmup_steps"],
+            weight_decay=0.0,
+        ),
+        run_seed,
+        eval_sets["recall"],
+        dev,
+    )[1].accuracy
+    for run_seed in seeds
+]
+res.record("capacity_d_state", capacity_d_state)
+res.record("capacity_pairs_per_address", tasks["recall"].n_pairs / capacity_d_state)
+res.record_spread("recall_accuracy_mamba_capacity", capacity_accuracy)
+res.record(
+    "recall_mamba_capacity_solved_seeds", sum(a > 0.9 for a in capacity_accuracy)
+)
+capacity_solved = int(res.metrics["recall_mamba_capacity_solved_seeds"])
+glue(
+    "capacity_reading",
+    f"It solves recall {seeds_phrase(capacity_solved, len(seeds))}: one channel's "
+    "bound does not limit the layer, whose channels share the pairs, so the size of "
+    "the state is not what keeps a Mamba from binding"
+    if capacity_solved == len(seeds)
+    else f"It solves recall {seeds_phrase(capacity_solved, len(seeds))}, against "
+    f"{seeds_phrase(solved['mamba'], len(seeds))} with "
+    f"{res.metrics['mamba_d_state']:.0f} addresses",
+    display=False,
+)
+print(
+    f"Mamba, N = {capacity_d_state}: accuracy by seed {np.round(capacity_accuracy, 3)}"
+)
+
 # %%
 palette = dict(
     zip(ARCHITECTURES, sns.color_palette("colorblind", len(ARCHITECTURES)), strict=True)
@@ -708,9 +765,11 @@ pd.DataFrame(
 ).T.round(3)
 
 # %%
-fig, axes = plt.subplots(2, 4, figsize=(14, 6.6))
-for row, name in enumerate(("bijection", "hmm")):
-    for col, arch in enumerate(ARCHITECTURES):
+fig, axes = plt.subplots(
+    len(ARCHITECTURES), 2, figsize=(COLUMN_INCHES, 2.9 * len(ARCHITECTURES))
+)
+for col, name in enumerate(("bijection", "hmm")):
+    for row, arch in enumerate(ARCHITECTURES):
         summary, entropy = manifolds[arch, name]
         scores = summary.pca.scores.cpu().numpy()
         ax = axes[row, col]
@@ -728,7 +787,13 @@ for row, name in enumerate(("bijection", "hmm")):
         ax.set_ylabel(f"PC2 ({100 * summary.pc2_share:.0f}%)", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])
-    fig.colorbar(image, ax=axes[row], shrink=0.9, label=f"Bayes entropy, {name} (bits)")
+    fig.colorbar(
+        image,
+        ax=axes[:, col],
+        location="bottom",
+        shrink=0.9,
+        label=f"Bayes entropy, {name} (bits)",
+    )
 show_figure("fig_routing_manifolds", fig)
 
 # %% [markdown]
@@ -944,9 +1009,11 @@ labels = (
     + ["Q"]
     + ["q"] * recall.n_queries
 )
-fig, axes = plt.subplots(2, 3, figsize=(13, 5.2))
-for col, arch in enumerate(probe_models):
-    for row, step in enumerate((0, final_step)):
+fig, axes = plt.subplots(
+    len(probe_models), 2, figsize=(COLUMN_INCHES, 2.6 * len(probe_models))
+)
+for row, arch in enumerate(probe_models):
+    for col, step in enumerate((0, final_step)):
         ax = axes[row, col]
         ax.imshow(probe_map(arch, step), cmap="mako_r", aspect="auto", vmin=0)
         ax.grid(False)

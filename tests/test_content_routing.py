@@ -73,6 +73,12 @@ def test_notebook_numbers_support_the_pages_claims(results):
         share = m[f"budget_share_{arch}_{task}"]
         assert share == pytest.approx(m[f"training_sequences_{task}"]
                                       / AUTHORS_TRAINING_SEQUENCES[arch, task].value)
+    # the capacity question is asked (more pairs than addresses) and its count is a count
+    assert m["capacity_d_state"] < m["recall_n_pairs"]
+    assert m["capacity_pairs_per_address"] == m["recall_n_pairs"] / m["capacity_d_state"]
+    solved = m["recall_mamba_capacity_solved_seeds"]
+    assert (solved == m["n_seeds"]) == (m["recall_accuracy_mamba_capacity_min"] > 0.9)
+    assert (solved == 0) == (m["recall_accuracy_mamba_capacity_max"] <= 0.9)
     # the nulls the report judges chapter 5 against are recorded, and ordered as they must be
     assert 0 < m["hmm_average_curve_predictor_mae_bits"] < m["hmm_uniform_predictor_mae_bits"]
     for arch in ARCHITECTURES:
