@@ -41,15 +41,13 @@ from attention_dynamics.sticky.analysis import (
     symbol_routing,
 )
 from attention_dynamics.sticky.model import HeadParams, check_batch, loss_and_grads
-
-# The update rules and schedule handling of the full-batch trainer, reused as they are.
 from attention_dynamics.sticky.training import (
+    AdamUpdate,
     Schedule,
-    _Adam,
-    _check_every,
-    _is_due,
-    _rate_tensors,
-    _sgd_update,
+    check_every,
+    is_due,
+    rate_tensors,
+    sgd_update,
 )
 from attention_dynamics.tasks.sticky_chain import (
     StickyChainData,
@@ -302,14 +300,14 @@ def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], st
     if probe.data.inputs.shape[-1] != params.w_q.shape[1]:
         raise ValueError(f"probe inputs have d_x={probe.data.inputs.shape[-1]}, the weights "
                          f"d_x={params.w_q.shape[1]}")
-    _check_every("record_every", record_every, allow_none=False)
+    check_every("record_every", record_every, allow_none=False)
     check_positive_int("sequences_per_step", sequences_per_step)
     check_positive_int("draw_chunk", draw_chunk)
     stream_of = torch.tensor(_check_streams(streams, params.n_runs))
     n_streams, per_step = int(stream_of.max()) + 1, sequences_per_step
-    rates = _rate_tensors(schedules, params)
+    rates = rate_tensors(schedules, params)
     params = params.map(torch.clone)
-    update = _Adam(params, adam_betas, adam_eps).update if optimizer == "adam" else _sgd_update
+    update = AdamUpdate(params, adam_betas, adam_eps).update if optimizer == "adam" else sgd_update
     device, dtype = params.w_q.device, params.w_q.dtype
     # run r's j-th sequence of a step is sequence streams[r] * per_step + j of the draw
     index = (stream_of.unsqueeze(1) * per_step + torch.arange(per_step)).flatten()
@@ -327,7 +325,7 @@ def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], st
                     else params.map(lambda w: w.repeat_interleave(per_step, dim=0)))
         result = loss_and_grads(expanded, x, targets, with_grads=step < steps,
                                 block_size=block_size)
-        if _is_due(step, record_every, steps):
+        if is_due(step, record_every, steps):
             metrics = probe_metrics(params, probe)
             train_loss = result.loss.double().view(n_runs, per_step).mean(dim=1).cpu()
             records.append((step, train_loss, metrics))

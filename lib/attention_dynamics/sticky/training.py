@@ -93,7 +93,7 @@ def learning_rates(schedule: Schedule) -> dict[str, float]:
     return rates
 
 
-def _rate_tensors(schedules: Schedule | Sequence[Schedule], params: HeadParams
+def rate_tensors(schedules: Schedule | Sequence[Schedule], params: HeadParams
                   ) -> dict[str, torch.Tensor]:
     """Per-group ``(R, 1, 1)`` learning rates, from one schedule or one per run."""
     n_runs = params.n_runs
@@ -108,7 +108,7 @@ def _rate_tensors(schedules: Schedule | Sequence[Schedule], params: HeadParams
                                device=like.device).view(-1, 1, 1) for name in PARAM_NAMES}
 
 
-def _sgd_update(params: HeadParams, grads: HeadParams, rates: dict[str, torch.Tensor]) -> None:
+def sgd_update(params: HeadParams, grads: HeadParams, rates: dict[str, torch.Tensor]) -> None:
     """Plain gradient descent, in place: ``W -= lr * dL/dW`` with each run's rate."""
     for name, grad in grads.tensors().items():
         getattr(params, name).sub_(rates[name] * grad)
@@ -130,8 +130,9 @@ class _ExactValues:
         params.w_v.copy_(solve_values(params, self.x, self.targets, self.iterations))
 
 
-class _Adam:
-    """Adam with PyTorch's update rule (no weight decay, no amsgrad), each run its own rates."""
+class AdamUpdate:
+    """Adam with PyTorch's update rule (no weight decay, no amsgrad), each run its own rates;
+    its state (the moment estimates) lives between calls of ``update``."""
 
     def __init__(self, params: HeadParams, betas: tuple[float, float], eps: float):
         self.betas, self.eps, self.step_count = betas, eps, 0
@@ -182,7 +183,9 @@ class TrainingHistory:
     param_snapshots: list[HeadParams] | None = None
 
 
-def _check_every(name: str, value: int | None, allow_none: bool) -> None:
+def check_every(name: str, value: int | None, allow_none: bool) -> None:
+    """Require a recording interval ``value`` (argument ``name``) to be a positive int, or
+    ``None`` where ``allow_none``; raise a ``ValueError`` naming it otherwise."""
     if value is None and allow_none:
         return
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -190,7 +193,9 @@ def _check_every(name: str, value: int | None, allow_none: bool) -> None:
                          f"got {value!r}")
 
 
-def _is_due(step: int, every: int | None, steps: int) -> bool:
+def is_due(step: int, every: int | None, steps: int) -> bool:
+    """Whether a run of ``steps`` steps records at ``step``: every ``every`` steps and at the
+    end (never when ``every`` is ``None``)."""
     return every is not None and (step % every == 0 or step == steps)
 
 
@@ -244,16 +249,16 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
     check_batch(params, x, targets)
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
         raise ValueError(f"steps must be a non-negative int; got {steps!r}")
-    _check_every("record_every", record_every, allow_none=False)
-    _check_every("snapshot_every", snapshot_every, allow_none=True)
+    check_every("record_every", record_every, allow_none=False)
+    check_every("snapshot_every", snapshot_every, allow_none=True)
     if (record_values or record_weights or record_params) and snapshot_every is None:
         raise ValueError("record_values / record_weights / record_params need snapshot_every "
                          "to be set")
-    rates = _rate_tensors(schedules, params)
+    rates = rate_tensors(schedules, params)
     params = params.map(torch.clone)
-    update = (_Adam(params, adam_betas, adam_eps).update if optimizer == "adam"
+    update = (AdamUpdate(params, adam_betas, adam_eps).update if optimizer == "adam"
               else _ExactValues(x, targets, value_iterations).update
-              if optimizer == "exact-values" else _sgd_update)
+              if optimizer == "exact-values" else sgd_update)
     records, snapshots = [], []
     iterator = range(steps + 1)
     if progress:
@@ -263,9 +268,9 @@ def train(params: HeadParams, x: torch.Tensor, targets: torch.Tensor,
     for step in iterator:
         result = loss_and_grads(params, x, targets, with_grads=step < steps,
                                 block_size=block_size)
-        if _is_due(step, record_every, steps):
+        if is_due(step, record_every, steps):
             records.append((step, result.loss, result.entropy, result.accuracy))
-        if _is_due(step, snapshot_every, steps):
+        if is_due(step, snapshot_every, steps):
             snapshots.append((step, *_snapshot(params, x, record_values, record_weights,
                                                record_params)))
         if step < steps:
