@@ -803,8 +803,11 @@ panels = (
     ("value positions, before final norm", "raw"),
     ("value positions, standardised", "standardised"),
 )
-fig, axes = plt.subplots(4, 3, figsize=(12.5, 14), squeeze=False)
-for row, (task_name, label) in enumerate(
+# a row per task and protocol, trained (left) beside random init (right)
+fig, axes = plt.subplots(
+    2 * len(panels), 2, figsize=(COLUMN_INCHES, 3.0 * 2 * len(panels)), squeeze=False
+)
+for combo, (task_name, label) in enumerate(
     (
         ("separate", "trained"),
         ("separate", "random init"),
@@ -839,7 +842,7 @@ for row, (task_name, label) in enumerate(
             points = standardize_features(points)
         axes_of = pca(points)
         scores = axes_of.scores[:, :2].cpu().numpy()
-        ax = axes[row, column]
+        ax = axes[(combo // 2) * len(panels) + column, combo % 2]
         image = ax.scatter(
             scores[:, 0],
             scores[:, 1],
@@ -855,7 +858,15 @@ for row, (task_name, label) in enumerate(
             f"{'HMM' if task_name == 'hmm' else 'bijection'}, {label}:\n{protocol}",
             fontsize=10,
         )
-    fig.colorbar(image, ax=axes[row].tolist(), label="Bayes entropy (bits)", shrink=0.9)
+    if combo % 2:  # both runs of a task drawn: one colour bar for its rows
+        task_rows = axes[(combo // 2) * len(panels) : (combo // 2 + 1) * len(panels)]
+        task_label = "HMM" if task_name == "hmm" else "bijection"
+        fig.colorbar(
+            image,
+            ax=task_rows.ravel().tolist(),
+            label=f"Bayes entropy, {task_label} (bits)",
+            shrink=0.6,
+        )
 show_figure("fig_value_manifold", fig)
 
 # %% [markdown]
