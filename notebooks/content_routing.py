@@ -511,6 +511,14 @@ glue(
     f"{res.metrics['mamba_d_state']:.0f} addresses",
     display=False,
 )
+capacity_low, capacity_high = min(capacity_accuracy), max(capacity_accuracy)
+glue(
+    "capacity_accuracy_phrase",
+    f"accuracy {capacity_low:.3f} on every seed"
+    if f"{capacity_low:.3f}" == f"{capacity_high:.3f}"
+    else f"accuracy {capacity_low:.3f} to {capacity_high:.3f} over the seeds",
+    display=False,
+)
 print(
     f"Mamba, N = {capacity_d_state}: accuracy by seed {np.round(capacity_accuracy, 3)}"
 )
