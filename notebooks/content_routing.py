@@ -268,17 +268,24 @@ eval_sets = {
 recall_checkpoints = geometric_checkpoints(
     settings["steps"]["recall"], settings["recall_checkpoints"]
 )
+
+
+def training_config(name, arch):
+    """The shared training settings of ``arch`` on task ``name``."""
+    return SequenceTrainingConfig(
+        steps=settings["steps"][name],
+        batch_size=settings["batch_size"][name],
+        lr=settings["lr"][arch][name],
+        warmup_steps=settings["warmup_steps"],
+        weight_decay=0.0,
+        loss="bayes" if name == "hmm" else "sampled",
+    )
+
+
 runs, first_models = {}, {}
 for name, task in tasks.items():
     for arch in ARCHITECTURES:
-        training = SequenceTrainingConfig(
-            steps=settings["steps"][name],
-            batch_size=settings["batch_size"][name],
-            lr=settings["lr"][arch][name],
-            warmup_steps=settings["warmup_steps"],
-            weight_decay=0.0,
-            loss="bayes" if name == "hmm" else "sampled",
-        )
+        training = training_config(name, arch)
         for r, run_seed in enumerate(seeds):
             keep = recall_checkpoints if (name == "recall" and arch != "mlp") else ()
             model, run = train_and_evaluate(
@@ -472,7 +479,7 @@ capacity_config, _ = matched_config(
     "mamba",
     tasks["recall"].vocab_size,
     tasks["recall"].seq_len,
-    count_parameters(build_model(configs["recall"]["transformer"], torch.Generator())),
+    int(parameters.loc["transformer", "recall"]),
     high=settings["width_limit"],
     **{**settings["fixed"]["mamba"], "d_state": capacity_d_state},
 )
@@ -480,13 +487,7 @@ capacity_accuracy = [
     train_and_evaluate(
         capacity_config,
         tasks["recall"],
-        SequenceTrainingConfig(
-            steps=settings["steps"]["recall"],
-            batch_size=settings["batch_size"]["recall"],
-            lr=settings["lr"]["mamba"]["recall"],
-            warmup_steps=settings["warmup_steps"],
-            weight_decay=0.0,
-        ),
+        training_config("recall", "mamba"),
         run_seed,
         eval_sets["recall"],
         dev,
@@ -598,17 +599,8 @@ show_figure("fig_routing_scores", fig)
 
 # %%
 deep_mamba, deep_mamba_first_model = {}, {}
-hmm_training = SequenceTrainingConfig(
-    steps=settings["steps"]["hmm"],
-    batch_size=settings["batch_size"]["hmm"],
-    lr=settings["lr"]["mamba"]["hmm"],
-    warmup_steps=settings["warmup_steps"],
-    weight_decay=0.0,
-    loss="bayes",
-)
-hmm_target = count_parameters(
-    build_model(configs["hmm"]["transformer"], torch.Generator())
-)
+hmm_training = training_config("hmm", "mamba")
+hmm_target = int(parameters.loc["transformer", "hmm"])
 for variant in MAMBA_VARIANTS:
     config, _ = matched_config(
         "mamba",

@@ -94,7 +94,7 @@ def learning_rates(schedule: Schedule) -> dict[str, float]:
 
 
 def rate_tensors(schedules: Schedule | Sequence[Schedule], params: HeadParams
-                  ) -> dict[str, torch.Tensor]:
+                 ) -> dict[str, torch.Tensor]:
     """Per-group ``(R, 1, 1)`` learning rates, from one schedule or one per run."""
     n_runs = params.n_runs
     if isinstance(schedules, str | Mapping):
