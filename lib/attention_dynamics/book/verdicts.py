@@ -28,12 +28,36 @@ reason in the row:
   learned (a *not reproduced*, or a failure claim judged *reproduced*): the loss still fell by
   more than a stated fraction over the last tenth of training (:class:`StillLearning`), or the
   run trained on less than a stated fraction of the sequences the authors' own script trains
-  on (:class:`ShortBudget`), which leaves room for a plateau that a longer run would leave.
+  on (:class:`ShortBudget`), which leaves room for a plateau that a longer run would leave, or,
+  for a failure, fewer steps than several times those a reference architecture needed to solve
+  the same task in the same run (:class:`Outlasted`).
 
 A third makes a claim about a trained model (its keys, its manifold, its dynamics) undecidable
 whatever its value: the model did not solve its task (:class:`Solved`).
 
 So *not reproduced* is kept for a run that could have shown the claim and did not.
+
+A fifth rule counts seeds: :class:`SeedShare` — the claim's number is the share of seeds that
+show the effect; *reproduced* when the exact (Clopper–Pearson) interval of that share lies above
+``p0``, *not reproduced* when it lies below, and inconclusive while too few seeds leave ``p0``
+inside it.
+
+A sixth takes a null that is a spread: :class:`OutsideNullRange` — the same statistic over many
+draws of the null (independent initialisations, say) gives a range; a value beyond it on the
+claimed side is *reproduced*, beyond it on the other side *not reproduced*, and inside it
+inconclusive, since the statistic cannot tell the run from its null.
+
+A seventh judges a value by its interval: :class:`IntervalBound` — a :class:`Bound` that holds
+when the whole interval is on the stated side, fails when the whole interval is on the other,
+and decides nothing while the interval holds the bound.
+
+Every decision (:class:`Decision`, from :func:`decision`) also has a **basis**, one of
+:data:`BASES`: *evidence for* (reproduced, partly), *evidence against* (not reproduced),
+*undecidable by design* (the null passes the same rule, or the claim says in words why its task
+cannot decide it: ``Claim.undecidable``), *undecided for budget* (the run did not reach the
+regime: unsolved, still learning, a short budget, too few seeds); and a sentence saying **what
+would change the verdict** (the value that would flip it, the training or the seeds that would
+decide it, or another task). :func:`tally` counts rows per basis.
 """
 
 from __future__ import annotations
@@ -44,6 +68,18 @@ from dataclasses import dataclass
 VERDICTS = ("reproduced", "partly", "not reproduced", "inconclusive")
 """The four verdicts, strongest first."""
 REPRODUCED, PARTLY, NOT_REPRODUCED, INCONCLUSIVE = VERDICTS
+
+BASES = ("evidence for", "evidence against", "undecidable by design", "undecided for budget")
+"""The grounds a verdict rests on, in order — evidence for the claim (reproduced, partly), evidence
+against it (not reproduced), a task or protocol that cannot decide it whatever the run (inconclusive: the null
+passes the same rule, or the claim is undecidable on its task), a run that did not reach the regime
+that decides it (inconclusive: unsolved, still learning, a short budget, too few seeds)."""
+EVIDENCE_FOR, EVIDENCE_AGAINST, BY_DESIGN, FOR_BUDGET = BASES
+
+NULL_PASSES_CHANGE = "a task or protocol that separates the claim from its null"
+"""What would decide a claim whose null passes the same rule."""
+UNDECIDABLE_CHANGE = "another task (the claim cannot be decided on this one)"
+"""What would decide a claim that its task cannot decide by design."""
 
 
 def _metric(metrics: dict[str, float], name: str, what: str) -> float:
@@ -94,14 +130,44 @@ class Bound:
         if self.margin is not None and not self.margin > 0:
             raise ValueError(f"margin must be positive or None; got {self.margin!r}")
 
-    def judge(self, value: float, null: float | None = None) -> str:
+    def judge(self, value: float, null: float | None = None,
+              metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` against the null's value ``null`` (``metrics`` unused)."""
         holds = value <= self.bound if self.at_most else value >= self.bound
         if self.margin is not None and null is not None:
             beats = value <= null - self.margin if self.at_most else value >= null + self.margin
             holds = holds and beats
         return REPRODUCED if holds else NOT_REPRODUCED
 
+    def threshold(self, null: float | None = None) -> float:
+        """The value where the verdict flips: the bound, or with a margin the stricter of the
+        bound and the null's value moved past by the margin."""
+        if self.margin is None or null is None:
+            return self.bound
+        if self.at_most:
+            return min(self.bound, null - self.margin)
+        return max(self.bound, null + self.margin)
+
+    def would_change(self, verdict: str, value: float, null: float | None = None,
+                     metrics: dict[str, float] | None = None) -> str:
+        """What value would flip ``verdict`` (reproduced or not reproduced), in words."""
+        limit = self.threshold(null)
+        holds = verdict == REPRODUCED
+        side = ("above" if holds else "at most") if self.at_most else (
+            "below" if holds else "at least")
+        text = f"a value {side} {limit:.3g}"
+        if self.margin is not None and null is not None:
+            away = "below" if self.at_most else "above"
+            if holds:
+                text += (f" ({side} {self.bound:.3g}, or less than {self.margin:.3g} {away} the "
+                         f"null's {null:.3g})")
+            else:
+                text += (f" ({side} {self.bound:.3g} and {self.margin:.3g} {away} the null's "
+                         f"{null:.3g})")
+        return text
+
     def describe(self) -> str:
+        """The rule in a few symbols, for the report's table."""
         text = f"{'≤' if self.at_most else '≥'} {self.bound:g}"
         if self.margin is not None:
             text += f" and {'below' if self.at_most else 'above'} the null by {self.margin:g}"
@@ -123,13 +189,32 @@ class Quantity:
             raise ValueError("paper must differ from direction, which separates the effect "
                              "from its absence")
 
-    def judge(self, value: float, null: float | None = None) -> str:
+    def judge(self, value: float, null: float | None = None,
+              metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` (``null`` and ``metrics`` unused)."""
         if abs(value - self.paper) <= self.rel_tol * abs(self.paper):
             return REPRODUCED
         same_side = (value - self.direction) * (self.paper - self.direction) > 0
         return PARTLY if same_side else NOT_REPRODUCED
 
+    def window(self) -> tuple[float, float]:
+        """The values that reproduce the paper's: ``paper`` ± ``rel_tol`` of it."""
+        half = self.rel_tol * abs(self.paper)
+        return self.paper - half, self.paper + half
+
+    def would_change(self, verdict: str, value: float, null: float | None = None,
+                     metrics: dict[str, float] | None = None) -> str:
+        """What value would change ``verdict`` (reproduced, partly or not reproduced), in words."""
+        low, high = self.window()
+        if verdict == REPRODUCED:
+            return f"a value outside [{low:.3g}, {high:.3g}]"
+        if verdict == PARTLY:
+            return f"a value within [{low:.3g}, {high:.3g}]"
+        side = "above" if self.paper > self.direction else "below"
+        return f"a value on the paper's side of {self.direction:.3g} ({side} it)"
+
     def describe(self) -> str:
+        """The rule in words, for the report's table."""
         return (f"within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
                 f"{self.direction:g}")
 
@@ -141,14 +226,30 @@ class BeatsNull:
     at_most: bool = True
     factor: float = 1.0
 
-    def judge(self, value: float, null: float | None) -> str:
+    def judge(self, value: float, null: float | None,
+              metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` against the null's value ``null`` (``metrics`` unused)."""
         if null is None:
             raise ValueError("BeatsNull needs a null with a value")
         bound = self.factor * null
         holds = value <= bound if self.at_most else value >= bound
         return REPRODUCED if holds else NOT_REPRODUCED
 
+    def would_change(self, verdict: str, value: float, null: float | None,
+                     metrics: dict[str, float] | None = None) -> str:
+        """What value would flip ``verdict`` (reproduced or not reproduced), in words."""
+        if null is None:
+            raise ValueError("BeatsNull needs a null with a value")
+        holds = verdict == REPRODUCED
+        side = ("above" if holds else "at most") if self.at_most else (
+            "below" if holds else "at least")
+        text = f"a value {side} {self.factor * null:.3g}"
+        if self.factor != 1:
+            text += f" ({self.factor:g} × the null's {null:.3g})"
+        return text
+
     def describe(self) -> str:
+        """The rule in a few symbols, for the report's table."""
         factor = "" if self.factor == 1 else f"{self.factor:g} × "
         return f"{'≤' if self.at_most else '≥'} {factor}the null"
 
@@ -163,16 +264,312 @@ class AtNull:
         if not self.abs_tol > 0:
             raise ValueError(f"abs_tol must be positive; got {self.abs_tol!r}")
 
-    def judge(self, value: float, null: float | None) -> str:
+    def judge(self, value: float, null: float | None,
+              metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` against the null's value ``null`` (``metrics`` unused)."""
         if null is None:
             raise ValueError("AtNull needs a null with a value")
         return REPRODUCED if abs(value - null) <= self.abs_tol else NOT_REPRODUCED
 
+    def would_change(self, verdict: str, value: float, null: float | None,
+                     metrics: dict[str, float] | None = None) -> str:
+        """What value would flip ``verdict`` (reproduced or not reproduced), in words."""
+        if null is None:
+            raise ValueError("AtNull needs a null with a value")
+        where = "outside" if verdict == REPRODUCED else "within"
+        return f"a value {where} [{null - self.abs_tol:.3g}, {null + self.abs_tol:.3g}]"
+
     def describe(self) -> str:
+        """The rule in words, for the report's table."""
         return f"within {self.abs_tol:g} of the null"
 
 
-Rule = Bound | Quantity | BeatsNull | AtNull
+def _binomial_pmf(j: int, n: int, p: float) -> float:
+    """P(X = j) for X ~ Binomial(n, p), 0 < p < 1, through logarithms (no overflow)."""
+    log_pmf = (math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
+               + j * math.log(p) + (n - j) * math.log1p(-p))
+    return math.exp(log_pmf)
+
+
+def _falling_sum(k: int, n: int, p: float, upward: bool) -> float:
+    """The sum of P(X = j) from ``j = k`` away from the mode (up to ``n``, or down to 0), whose
+    terms fall all the way: stopped once a term is below 1e-17 of the sum."""
+    ratio = p / (1 - p)
+    term = _binomial_pmf(k, n, p)
+    terms = []
+    total = 0.0
+    j = k
+    while term > 0 and term > 1e-17 * total:
+        terms.append(term)
+        total += term
+        if upward:
+            if j == n:
+                break
+            term *= (n - j) / (j + 1) * ratio
+            j += 1
+        else:
+            if j == 0:
+                break
+            term *= j / (n - j + 1) / ratio
+            j -= 1
+    return math.fsum(terms)
+
+
+def binomial_tail(k: int, n: int, p: float, upper: bool) -> float:
+    """P(X >= k) (``upper``) or P(X <= k) (not ``upper``) for X ~ Binomial(n, p), exactly up to
+    float round-off: the terms are summed from ``k`` away from the mode, where they fall, and a
+    tail that holds the mode is one minus the other tail."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"p must be in [0, 1]; got {p!r}")
+    if upper and k <= 0 or not upper and k >= n:
+        return 1.0
+    if upper and k > n or not upper and k < 0:
+        return 0.0
+    if p in (0, 1):  # X is 0 or n for sure
+        return float((n if p == 1 else 0) >= k) if upper else float((n if p == 1 else 0) <= k)
+    mode = math.floor((n + 1) * p)
+    if upper:
+        return _falling_sum(k, n, p, True) if k >= mode else 1 - _falling_sum(k - 1, n, p, False)
+    return _falling_sum(k, n, p, False) if k <= mode else 1 - _falling_sum(k + 1, n, p, True)
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1); got {level!r}")
+
+
+def _bisect(f, increasing: bool) -> float:
+    """The root in [0, 1] of ``f``, monotone in the stated sense, by bisection to float
+    resolution."""
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if (f(middle) < 0) == increasing:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact two-sided Clopper–Pearson interval at ``level`` for a proportion with ``k``
+    successes in ``n`` trials: its low end solves P(X >= k; p) = (1 - level) / 2 (0 when k = 0),
+    its high end P(X <= k; p) = (1 - level) / 2 (1 when k = n)."""
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n >= 1; got k={k!r}, n={n!r}")
+    _check_level(level)
+    alpha = (1 - level) / 2
+    low = 0.0 if k == 0 else _bisect(lambda p: binomial_tail(k, n, p, True) - alpha, True)
+    high = 1.0 if k == n else _bisect(lambda p: binomial_tail(k, n, p, False) - alpha, False)
+    return low, high
+
+
+def _interval_excludes(k: int, n: int, p0: float, level: float) -> bool:
+    """Whether the Clopper–Pearson interval of ``k`` of ``n`` excludes ``p0``, without computing
+    it: its low end is above ``p0`` exactly when P(X >= k; p0) < (1 - level) / 2 (the tail grows
+    with p), and its high end below exactly when P(X <= k; p0) < (1 - level) / 2."""
+    alpha = (1 - level) / 2
+    return (k > 0 and binomial_tail(k, n, p0, True) < alpha
+            or k < n and binomial_tail(k, n, p0, False) < alpha)
+
+
+def seeds_needed(share: float, p0: float = 0.5, level: float = 0.95, start: int = 1,
+                 limit: int = 10_000) -> int | None:
+    """The fewest seeds ``n >= start`` (up to ``limit``) at which ``round(share * n)`` of ``n``
+    has a Clopper–Pearson interval at ``level`` that excludes ``p0``; ``None`` if none does."""
+    for n in range(max(start, 1), limit + 1):
+        if _interval_excludes(round(share * n), n, p0, level):
+            return n
+    return None
+
+
+@dataclass(frozen=True)
+class SeedShare:
+    """The claim's value is the share k/n of seeds that show the effect, and ``trials_metric``
+    names the notebook metric holding n: reproduced when the exact two-sided Clopper–Pearson
+    interval at ``level`` of the share lies above ``p0``, not reproduced when it lies below, and
+    inconclusive (too few seeds) while it holds ``p0``."""
+
+    trials_metric: str
+    p0: float = 0.5
+    level: float = 0.95
+
+    def __post_init__(self):
+        if not 0 < self.p0 < 1:
+            raise ValueError(f"p0 must be in (0, 1); got {self.p0!r}")
+        _check_level(self.level)
+
+    def counts(self, value: float, metrics: dict[str, float] | None) -> tuple[int, int]:
+        """``(k, n)``: the seeds that show the effect, ``round(value * n)``, and the seeds."""
+        if metrics is None:
+            raise ValueError("SeedShare needs the metrics, for the number of seeds")
+        trials = _metric(metrics, self.trials_metric, "the seed-share rule")
+        if not (trials >= 1 and float(trials).is_integer()):
+            raise ValueError(f"{self.trials_metric!r} must be a whole number of seeds, at least 1; "
+                             f"got {trials!r}")
+        if not 0 <= value <= 1:
+            raise ValueError(f"a share of seeds must be in [0, 1]; got {value!r}")
+        n = int(trials)
+        return round(value * n), n
+
+    def interval(self, value: float, metrics: dict[str, float] | None) -> tuple[float, float]:
+        """The Clopper–Pearson interval of the share ``value`` over the run's seeds."""
+        return clopper_pearson(*self.counts(value, metrics), self.level)
+
+    def judge(self, value: float, null: float | None = None,
+              metrics: dict[str, float] | None = None) -> str:
+        """Reproduced, not reproduced or inconclusive, from where the interval lies (``null``
+        unused: the rule's null is ``p0``)."""
+        low, high = self.interval(value, metrics)
+        if low > self.p0:
+            return REPRODUCED
+        if high < self.p0:
+            return NOT_REPRODUCED
+        return INCONCLUSIVE
+
+    def undecided(self, value: float, metrics: dict[str, float] | None) -> str | None:
+        """Why the seeds cannot decide, or ``None`` if the interval excludes ``p0``."""
+        (k, n), (low, high) = self.counts(value, metrics), self.interval(value, metrics)
+        if low > self.p0 or high < self.p0:
+            return None
+        return (f"the {self.level:.0%} interval {low:.2f}–{high:.2f} of the share contains "
+                f"{self.p0:g} ({k} of {n} seeds)")
+
+    def would_change(self, verdict: str, value: float, null: float | None = None,
+                     metrics: dict[str, float] | None = None) -> str:
+        """What would change ``verdict``: for an undecided share, the seeds that would decide it
+        at this share; for a decided one, the count of seeds that would put ``p0`` back inside
+        the interval."""
+        k, n = self.counts(value, metrics)
+        if verdict == INCONCLUSIVE:
+            if value == self.p0:
+                return f"no number of seeds at this share: the share is {self.p0:g}"
+            needed = seeds_needed(value, self.p0, self.level, start=n)
+            if needed is None:
+                return f"more than 10,000 seeds at this share ({value:.3g})"
+            return f"about {needed:,} seeds at this share"
+        if verdict == REPRODUCED:
+            most = max(j for j in range(k + 1)
+                       if not _interval_excludes(j, n, self.p0, self.level))
+            return f"at most {most} of {n} seeds showing the effect (the interval reaching {self.p0:g})"
+        least = min(j for j in range(k, n + 1) if not _interval_excludes(j, n, self.p0, self.level))
+        return f"at least {least} of {n} seeds showing the effect (the interval reaching {self.p0:g})"
+
+    def describe(self) -> str:
+        """The rule in words, for the report's table."""
+        return f"{self.level:.0%} Clopper–Pearson interval of the share above {self.p0:g}"
+
+
+def _range(metrics: dict[str, float] | None, low_metric: str, high_metric: str,
+           what: str) -> tuple[float, float]:
+    """``(low, high)`` read from two metrics, checked to be in order; ``what`` names them."""
+    if metrics is None:
+        raise ValueError(f"{what} is read from the metrics, which were not given")
+    low = _metric(metrics, low_metric, what)
+    high = _metric(metrics, high_metric, what)
+    if not low <= high:
+        raise ValueError(f"{what} must have low <= high; got {low!r} > {high!r}")
+    return low, high
+
+
+@dataclass(frozen=True)
+class OutsideNullRange:
+    """The null is a spread, not a number: ``low_metric`` and ``high_metric`` name the notebook
+    metrics holding the central range of the same statistic over many draws of the null (e.g.
+    95 % of independent initialisations). Reproduced when the value lies beyond the range on the
+    claimed side (below ``low`` when ``at_most``, above ``high`` otherwise), not reproduced when
+    it lies beyond it on the other side, and inconclusive, undecidable by design, inside it: the
+    statistic cannot tell the run from its null."""
+
+    low_metric: str
+    high_metric: str
+    at_most: bool = True
+
+    def bounds(self, metrics: dict[str, float] | None) -> tuple[float, float]:
+        """``(low, high)``, the null's range in this run."""
+        return _range(metrics, self.low_metric, self.high_metric, "the null's range")
+
+    def judge(self, value: float, null: float | None = None,
+              metrics: dict[str, float] | None = None) -> str:
+        low, high = self.bounds(metrics)
+        if low <= value <= high:
+            return INCONCLUSIVE
+        beyond_claimed_side = value < low if self.at_most else value > high
+        return REPRODUCED if beyond_claimed_side else NOT_REPRODUCED
+
+    def undecided(self, value: float, metrics: dict[str, float] | None) -> str | None:
+        """Why the value decides nothing (inside the null's range), or ``None``."""
+        low, high = self.bounds(metrics)
+        if low <= value <= high:
+            return f"the value {value:.3g} lies inside the null's range {low:.3g} to {high:.3g}"
+        return None
+
+    def would_change(self, verdict: str, value: float, null: float | None = None,
+                     metrics: dict[str, float] | None = None) -> str:
+        low, high = self.bounds(metrics)
+        claimed, other = (f"below {low:.3g}", f"above {high:.3g}") if self.at_most else (
+            f"above {high:.3g}", f"below {low:.3g}")
+        if verdict == REPRODUCED:
+            return (f"a value of {low:.3g} or more" if self.at_most
+                    else f"a value of {high:.3g} or less")
+        if verdict == NOT_REPRODUCED:
+            return f"a value inside the null's range or {claimed}"
+        return f"a value {claimed} (for), or {other} (against)"
+
+    def describe(self) -> str:
+        side = "below" if self.at_most else "above"
+        return f"{side} the null's range; inside it decides nothing"
+
+
+@dataclass(frozen=True)
+class IntervalBound:
+    """A :class:`Bound` judged on the value's interval: ``low_metric`` and ``high_metric`` name the
+    notebook metrics holding it (e.g. a 95 % interval over disjoint probe batches). Reproduced
+    when the whole interval is on the stated side of ``bound``, not reproduced when the whole
+    interval is on the other side, and inconclusive while it holds the bound (a larger sample
+    would narrow it)."""
+
+    bound: float
+    low_metric: str
+    high_metric: str
+    at_most: bool = True
+
+    def interval(self, metrics: dict[str, float] | None) -> tuple[float, float]:
+        """``(low, high)``, the value's interval in this run."""
+        return _range(metrics, self.low_metric, self.high_metric, "the value's interval")
+
+    def judge(self, value: float, null: float | None = None,
+              metrics: dict[str, float] | None = None) -> str:
+        low, high = self.interval(metrics)
+        inside, outside = (high <= self.bound, low > self.bound) if self.at_most else (
+            low >= self.bound, high < self.bound)
+        return REPRODUCED if inside else NOT_REPRODUCED if outside else INCONCLUSIVE
+
+    def undecided(self, value: float, metrics: dict[str, float] | None) -> str | None:
+        """Why the interval decides nothing (it holds the bound), or ``None``."""
+        if self.judge(value, None, metrics) != INCONCLUSIVE:
+            return None
+        low, high = self.interval(metrics)
+        return f"the interval {low:.3g} to {high:.3g} holds the bound {self.bound:g}"
+
+    def would_change(self, verdict: str, value: float, null: float | None = None,
+                     metrics: dict[str, float] | None = None) -> str:
+        side, other = ("above", "below") if self.at_most else ("below", "above")
+        if verdict == INCONCLUSIVE:
+            return "a narrower interval (a larger probe sample) on one side of the bound"
+        if verdict == REPRODUCED:
+            return f"an interval reaching {side} {self.bound:g}"
+        return f"an interval reaching {other} {self.bound:g}"
+
+    def describe(self) -> str:
+        return (f"interval {'≤' if self.at_most else '≥'} {self.bound:g}; "
+                "holding the bound decides nothing")
+
+
+Rule = (Bound | Quantity | BeatsNull | AtNull | SeedShare | OutsideNullRange
+        | IntervalBound)
 
 
 @dataclass(frozen=True)
@@ -190,6 +587,10 @@ class StillLearning:
             return (f"still learning: the loss fell {fall:.1%} over the last tenth of training "
                     f"(more than {self.max_fall:.0%})")
         return None
+
+    def would_decide(self, metrics: dict[str, float] | None = None) -> str:
+        """The training that would decide a claim this check left undecided, in words."""
+        return f"training until the loss falls by at most {self.max_fall:.0%} over the last tenth"
 
 
 @dataclass(frozen=True)
@@ -212,6 +613,10 @@ class Solved:
         if error > self.max_error:
             return f"{self.unmet} ({self.metric} = {error:.3g}, above {self.max_error:g})"
         return None
+
+    def would_decide(self, metrics: dict[str, float] | None = None) -> str:
+        """The training that would decide a claim this check left undecided, in words."""
+        return f"training until {self.metric} is at most {self.max_error:g} ({self.unmet} in this run)"
 
 
 @dataclass(frozen=True)
@@ -249,36 +654,131 @@ class ShortBudget:
                     f"{self.min_fraction:.0%}")
         return None
 
+    def would_decide(self, metrics: dict[str, float] | None = None) -> str:
+        """The training that would decide a claim this check left undecided, in words."""
+        return (f"training on at least {self.min_fraction * self.authors:,.0f} sequences "
+                f"({self.min_fraction:.0%} of the authors' {self.authors:,.0f})")
 
-def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
-           still_learning: StillLearning | None = None,
-           solved: Solved | None = None,
-           budget: ShortBudget | None = None) -> tuple[str, str]:
-    """The verdict of ``value`` under ``rule`` against ``null``, and the reason for it.
+
+@dataclass(frozen=True)
+class Outlasted:
+    """A failure counts only once the run has trained ``factor`` times the steps that a reference
+    architecture needed to solve the same task in the same run: ``steps_metric`` holds the run's
+    steps, ``reference_steps_metric`` the reference's (the first checkpoint from which it stays
+    solved), ``reference_solved_metric`` 1 if the reference solved the task at all. A reference
+    that never solved it gives no budget, and then no failure counts either.
+
+    Attributes:
+        steps_metric, reference_steps_metric, reference_solved_metric: notebook metrics.
+        factor: how many times the reference's steps a failing run must have had.
+        reference: the reference architecture, in words.
+    """
+
+    steps_metric: str
+    reference_steps_metric: str
+    reference_solved_metric: str
+    factor: float = 3.0
+    reference: str = "the transformer"
+
+    def __post_init__(self):
+        if not self.factor >= 1:
+            raise ValueError(f"factor must be at least 1; got {self.factor!r}")
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why the run cannot decide a failure, or ``None`` if it outlasted the reference."""
+        steps = _metric(metrics, self.steps_metric, "the outlasting check")
+        needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
+        if not _metric(metrics, self.reference_solved_metric, "the outlasting check"):
+            return (f"{self.reference} did not solve the task within its {needed:,.0f} steps, "
+                    "so no budget for a failure is known")
+        if steps < self.factor * needed:
+            return (f"trained {steps:,.0f} steps, fewer than {self.factor:g} times the "
+                    f"{needed:,.0f} that {self.reference} needed")
+        return None
+
+    def would_decide(self, metrics: dict[str, float] | None = None) -> str:
+        """The training that would decide a failure this check left undecided, in words."""
+        if metrics is not None and _metric(metrics, self.reference_solved_metric,
+                                           "the outlasting check"):
+            needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
+            return f"training for at least {self.factor * needed:,.0f} steps"
+        return (f"a run in which {self.reference} solves the task, and training for "
+                f"{self.factor:g} times its steps")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How a claim is decided: its verdict, the reason (empty unless inconclusive), the basis it
+    rests on, and what would change it.
+
+    Attributes:
+        verdict: one of :data:`VERDICTS`.
+        reason: why the verdict is inconclusive, in words; empty for a decided verdict.
+        basis: one of :data:`BASES`.
+        would_change: a short sentence, never empty: the value that would flip a decided
+            verdict, the training or seeds that would decide one undecided for budget, or the
+            task that could decide one undecidable by design.
+    """
+
+    verdict: str
+    reason: str
+    basis: str
+    would_change: str
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}; got {self.verdict!r}")
+        if self.basis not in BASES:
+            raise ValueError(f"basis must be one of {BASES}; got {self.basis!r}")
+        if not self.would_change:
+            raise ValueError("would_change must say what would change the verdict")
+
+
+def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
+             still_learning: StillLearning | None = None,
+             solved: Solved | None = None,
+             budget: ShortBudget | Outlasted | None = None,
+             undecidable: str | None = None) -> Decision:
+    """The :class:`Decision` on ``value`` under ``rule`` against ``null``.
 
     Args:
         rule: how the value is judged.
         value: the measured number.
         null: the claim's null or reference.
-        metrics: every number of the claim's notebook (for the null's and the check's values).
+        metrics: every number of the claim's notebook (for the null's, the checks' and the
+            rule's values).
         still_learning: the check that training had flattened, where the claim needs it.
         solved: the check that the model solved its task, for claims about a trained model;
             an unsolved run is inconclusive whatever the value.
         budget: the check that the run trained long enough, against the authors' budget,
             where the claim is about what training reaches.
+        undecidable: why the task cannot decide the claim by design, in words; the claim is
+            then inconclusive whatever the value.
 
     Returns:
-        ``(verdict, reason)``, the verdict one of :data:`VERDICTS`; the reason is empty unless
-        the verdict is inconclusive.
+        The verdict, its reason (empty unless inconclusive), its basis and what would change it.
     """
     null_value = null.resolve(metrics)
+    if undecidable is not None:
+        return Decision(INCONCLUSIVE, undecidable, BY_DESIGN, UNDECIDABLE_CHANGE)
     unsolved = solved.reason(metrics) if solved is not None else None
     if unsolved:
-        return INCONCLUSIVE, unsolved
-    unfinished = " and ".join(
-        reason for check in (still_learning, budget) if check is not None
-        for reason in [check.reason(metrics)] if reason)
-    verdict = rule.judge(value, null_value)
+        return Decision(INCONCLUSIVE, unsolved, FOR_BUDGET, solved.would_decide(metrics))
+    failing = [(reason, check.would_decide(metrics)) for check in (still_learning, budget)
+               if check is not None for reason in [check.reason(metrics)] if reason]
+    unfinished = " and ".join(reason for reason, _ in failing)
+    training = "; ".join(needed for _, needed in failing)
+    verdict = rule.judge(value, null_value, metrics)
+    if verdict == INCONCLUSIVE and isinstance(rule, OutsideNullRange | IntervalBound):
+        basis = BY_DESIGN if isinstance(rule, OutsideNullRange) else FOR_BUDGET
+        return Decision(INCONCLUSIVE, rule.undecided(value, metrics), basis,
+                        rule.would_change(verdict, value, null_value, metrics))
+    if verdict == INCONCLUSIVE:  # a rule with an interval: too few seeds to tell
+        reason = rule.undecided(value, metrics)
+        change = rule.would_change(verdict, value, null_value, metrics)
+        if unfinished and value <= rule.p0:  # more seeds alone would end at an unfinished failure
+            reason, change = f"{reason} and {unfinished}", f"{change}; {training}"
+        return Decision(INCONCLUSIVE, reason, FOR_BUDGET, change)
     null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
                    and rule.judge(null_value) in (REPRODUCED, PARTLY))
     # without a margin a pass that the null shares decides nothing; with one, a value that does
@@ -286,17 +786,58 @@ def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     undecided = (verdict in (REPRODUCED, PARTLY) if getattr(rule, "margin", None) is None
                  else verdict == NOT_REPRODUCED)
     if null_passes and undecided:
-        return INCONCLUSIVE, f"the null ({null.label}, {null_value:.3g}) passes the same rule"
+        return Decision(INCONCLUSIVE,
+                        f"the null ({null.label}, {null_value:.3g}) passes the same rule",
+                        BY_DESIGN, NULL_PASSES_CHANGE)
     rests_on_not_learning = verdict == NOT_REPRODUCED or (isinstance(rule, AtNull)
                                                          and verdict == REPRODUCED)
     if unfinished and rests_on_not_learning:
-        return INCONCLUSIVE, unfinished
-    return verdict, ""
+        return Decision(INCONCLUSIVE, unfinished, FOR_BUDGET, training)
+    basis = EVIDENCE_AGAINST if verdict == NOT_REPRODUCED else EVIDENCE_FOR
+    return Decision(verdict, "", basis, rule.would_change(verdict, value, null_value, metrics))
+
+
+def decide(rule: Rule, value: float, null: Null, metrics: dict[str, float],
+           still_learning: StillLearning | None = None,
+           solved: Solved | None = None,
+           budget: ShortBudget | Outlasted | None = None) -> tuple[str, str]:
+    """The verdict of ``value`` under ``rule`` against ``null``, and the reason for it: the
+    first two fields of :func:`decision`, whose arguments these are.
+
+    Returns:
+        ``(verdict, reason)``, the verdict one of :data:`VERDICTS`; the reason is empty unless
+        the verdict is inconclusive.
+    """
+    made = decision(rule, value, null, metrics, still_learning, solved, budget)
+    return made.verdict, made.reason
+
+
+def tally(rows) -> dict[str, int]:
+    """How many rows rest on each basis: every one of :data:`BASES`, zeros included.
+
+    ``rows`` is an iterable of mappings with a ``"basis"`` key (the dicts of :meth:`Claim.row`),
+    or a table with a ``to_dict("records")`` method (a pandas DataFrame of them).
+    """
+    if hasattr(rows, "to_dict"):
+        rows = rows.to_dict("records")
+    counts = dict.fromkeys(BASES, 0)
+    for row in rows:
+        basis = row["basis"]
+        if basis not in counts:
+            raise ValueError(f"unknown basis {basis!r}; expected one of {BASES}")
+        counts[basis] += 1
+    return counts
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One tested claim: its text, source, the paper's number, its null, and how ours is judged."""
+    """One tested claim: its text, source, the paper's number, its null, and how ours is judged.
+
+    ``undecidable``, when given, says in words why the claim's task cannot decide it whatever the
+    run (e.g. a Bayes entropy that is a function of the position alone cannot separate entropy
+    order from position order); the claim is then always inconclusive, undecidable by design,
+    with that reason, and its value and null are still shown.
+    """
 
     claim: str
     source: str
@@ -307,10 +848,20 @@ class Claim:
     rule: Rule
     still_learning: StillLearning | None = None
     solved: Solved | None = None
-    budget: ShortBudget | None = None
+    budget: ShortBudget | Outlasted | None = None
+    undecidable: str | None = None
+
+    def __post_init__(self):
+        if self.undecidable is not None and not self.undecidable.strip():
+            raise ValueError("undecidable must say why the task cannot decide the claim, or be None")
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
+
+        The keys: ``claim``, ``source``, ``paper``, ``null``, ``null value``, ``ours``, ``rule``,
+        ``verdict``, ``reason``, ``basis``, ``would change``, ``interval low`` and ``interval
+        high`` (the Clopper–Pearson interval of a :class:`SeedShare`; NaN for other rules),
+        ``profile``, ``device``.
 
         A missing notebook or metric is an error: every row must come from this build's run.
         """
@@ -322,9 +873,11 @@ class Claim:
         value = _metric(metrics, self.metric, f"claim {self.claim!r} of {self.notebook!r}")
         if not math.isfinite(value):
             raise ValueError(f"metric {self.metric!r} of {self.notebook!r} is not finite")
-        verdict, reason = decide(self.rule, value, self.null, metrics, self.still_learning,
-                                 self.solved, self.budget)
+        made = decision(self.rule, value, self.null, metrics, self.still_learning, self.solved,
+                        self.budget, self.undecidable)
         null_value = self.null.resolve(metrics)
+        low, high = (self.rule.interval(value, metrics) if isinstance(self.rule, SeedShare)
+                     else (math.nan, math.nan))
         return {
             "claim": self.claim,
             "source": self.source,
@@ -333,8 +886,12 @@ class Claim:
             "null value": null_value,
             "ours": value,
             "rule": self.rule.describe(),
-            "verdict": verdict,
-            "reason": reason,
+            "verdict": made.verdict,
+            "reason": made.reason,
+            "basis": made.basis,
+            "would change": made.would_change,
+            "interval low": low,
+            "interval high": high,
             "profile": content["profile"],
             "device": content["device"],
         }

@@ -1,0 +1,378 @@
+"""The basis of each verdict, what would change it, and the seed-share rule with its exact
+Clopper–Pearson interval, on constructed cases."""
+
+import dataclasses
+import math
+
+import pytest
+
+from attention_dynamics.book.verdicts import (
+    BASES,
+    AtNull,
+    BeatsNull,
+    Bound,
+    Claim,
+    Decision,
+    Null,
+    Quantity,
+    SeedShare,
+    ShortBudget,
+    Solved,
+    StillLearning,
+    binomial_tail,
+    clopper_pearson,
+    decide,
+    decision,
+    seeds_needed,
+    tally,
+)
+
+NO_VALUE = Null("float64 round-off")
+HALF = Null("no effect (half the seeds)", value=0.5)
+BIJECTION = ("in bijections without replacement the Bayes entropy is a function of the position "
+             "alone, so no protocol separates entropy order from position order")
+
+
+def brute_tail(k: int, n: int, p: float, upper: bool) -> float:
+    """P(X >= k) or P(X <= k) for X ~ Binomial(n, p), term by term with exact binomials."""
+    js = range(k, n + 1) if upper else range(0, k + 1)
+    return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in js)
+
+
+# --- the exact interval ----------------------------------------------------------------------
+
+def test_clopper_pearson_matches_known_values():
+    low, high = clopper_pearson(4, 8)
+    assert low == pytest.approx(0.1570, abs=1e-3) and high == pytest.approx(0.8430, abs=1e-3)
+    assert clopper_pearson(0, 5) == (0.0, pytest.approx(0.5218, abs=1e-3))
+    assert clopper_pearson(8, 8) == (pytest.approx(0.6306, abs=1e-3), 1.0)
+    # closed forms at the edges: 1 - (α/2)^(1/n) and (α/2)^(1/n)
+    assert clopper_pearson(0, 5)[1] == pytest.approx(1 - 0.025 ** (1 / 5), abs=1e-12)
+    assert clopper_pearson(8, 8)[0] == pytest.approx(0.025 ** (1 / 8), abs=1e-12)
+    # a 99% interval is wider
+    low99, high99 = clopper_pearson(4, 8, level=0.99)
+    assert low99 < low and high99 > high
+
+
+@pytest.mark.parametrize("k, n, level", [(1, 5, 0.95), (4, 8, 0.95), (6, 8, 0.95),
+                                         (3, 20, 0.9), (17, 40, 0.99), (97, 120, 0.95)])
+def test_the_interval_ends_solve_the_binomial_tail_equations(k, n, level):
+    low, high = clopper_pearson(k, n, level)
+    alpha = (1 - level) / 2
+    assert brute_tail(k, n, low, upper=True) == pytest.approx(alpha, abs=1e-9)
+    assert brute_tail(k, n, high, upper=False) == pytest.approx(alpha, abs=1e-9)
+
+
+@pytest.mark.parametrize("n", [1, 7, 40, 200])
+@pytest.mark.parametrize("p", [0.03, 0.5, 0.81])
+def test_binomial_tails_match_a_term_by_term_sum(n, p):
+    for k in range(-1, n + 2):
+        assert binomial_tail(k, n, p, True) == pytest.approx(
+            brute_tail(max(k, 0), n, p, True) if k <= n else 0.0, abs=1e-12)
+        assert binomial_tail(k, n, p, False) == pytest.approx(
+            brute_tail(k, n, p, False) if k >= 0 else 0.0, abs=1e-12)
+
+
+def test_the_interval_refuses_impossible_counts():
+    with pytest.raises(ValueError, match="k <= n"):
+        clopper_pearson(9, 8)
+    with pytest.raises(ValueError, match="level"):
+        clopper_pearson(4, 8, level=1.0)
+
+
+# --- the seed-share rule ---------------------------------------------------------------------
+
+def test_seed_share_verdicts_from_where_the_interval_lies():
+    rule = SeedShare("seeds")
+    everything = decision(rule, 1.0, HALF, {"seeds": 8})
+    assert (everything.verdict, everything.basis) == ("reproduced", "evidence for")
+    assert everything.would_change == ("at most 7 of 8 seeds showing the effect "
+                                       "(the interval reaching 0.5)")
+    nothing = decision(rule, 0.0, HALF, {"seeds": 8})
+    assert (nothing.verdict, nothing.basis) == ("not reproduced", "evidence against")
+    assert nothing.would_change.startswith("at least 1 of 8 seeds")
+    half = decision(rule, 0.5, HALF, {"seeds": 8})
+    assert (half.verdict, half.basis) == ("inconclusive", "undecided for budget")
+    assert half.reason == "the 95% interval 0.16–0.84 of the share contains 0.5 (4 of 8 seeds)"
+    assert half.would_change == "no number of seeds at this share: the share is 0.5"
+    assert rule.describe() == "95% Clopper–Pearson interval of the share above 0.5"
+
+
+def test_an_undecided_share_says_how_many_seeds_would_decide_it():
+    rule = SeedShare("seeds")
+    made = decision(rule, 0.75, HALF, {"seeds": 8})
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    assert "6 of 8 seeds" in made.reason and "contains 0.5" in made.reason
+    needed = int(made.would_change.removeprefix("about ").removesuffix(" seeds at this share"))
+    assert needed > 8
+    assert clopper_pearson(round(0.75 * needed), needed)[0] > 0.5  # N seeds decide
+    assert clopper_pearson(round(0.75 * (needed - 1)), needed - 1)[0] <= 0.5  # N - 1 do not
+    assert seeds_needed(0.75, start=8) == needed
+    assert seeds_needed(0.75, start=needed) == needed  # the search starts at start
+    assert seeds_needed(0.5001, limit=50) is None
+    # at the N seeds it names, the rule reproduces the claim
+    share = round(0.75 * needed) / needed
+    assert decision(rule, share, HALF, {"seeds": needed}).verdict == "reproduced"
+    # a share below p0 needs seeds too, and the interval is then below
+    low_share = decision(rule, 0.25, HALF, {"seeds": 8})
+    fewest = int(low_share.would_change.split()[1])
+    assert clopper_pearson(round(0.25 * fewest), fewest)[1] < 0.5
+    assert clopper_pearson(round(0.25 * (fewest - 1)), fewest - 1)[1] >= 0.5
+
+
+def test_a_seed_share_below_p0_while_still_learning_needs_training_too():
+    rule, check = SeedShare("seeds"), StillLearning("fall", max_fall=0.02)
+    below = decision(rule, 0.25, HALF, {"seeds": 8, "fall": 0.3}, check)
+    assert "still learning" in below.reason and below.would_change.endswith(
+        "; training until the loss falls by at most 2% over the last tenth")
+    above = decision(rule, 0.75, HALF, {"seeds": 8, "fall": 0.3}, check)
+    assert "still learning" not in above.reason and "training" not in above.would_change
+
+
+def test_the_seed_share_rule_reads_its_seeds_and_checks_them():
+    rule = SeedShare("seeds")
+    with pytest.raises(KeyError, match="seeds"):
+        decision(rule, 0.5, HALF, {})
+    with pytest.raises(ValueError, match="whole number"):
+        decision(rule, 0.5, HALF, {"seeds": 7.5})
+    with pytest.raises(ValueError, match="share"):
+        decision(rule, 1.5, HALF, {"seeds": 8})
+    with pytest.raises(ValueError, match="metrics"):
+        rule.judge(0.5)
+    with pytest.raises(ValueError, match="p0"):
+        SeedShare("seeds", p0=1.0)
+    with pytest.raises(ValueError, match="level"):
+        SeedShare("seeds", level=0)
+
+
+# --- the basis of every path -----------------------------------------------------------------
+
+def test_every_path_of_a_decision_has_its_basis():
+    floor = Null("context-free floor", "floor")
+    for rule, value, verdict in ((Bound(0.05), 0.01, "reproduced"),
+                                 (Quantity(2.0, 0.25, 1.0), 1.2, "partly")):
+        made = decision(rule, value, NO_VALUE, {})
+        assert (made.verdict, made.basis, made.reason) == (verdict, "evidence for", "")
+    made = decision(Bound(0.05), 0.3, floor, {"floor": 1.1})
+    assert (made.verdict, made.basis) == ("not reproduced", "evidence against")
+    # the null passes the same rule
+    blind = Null("observation-blind", "blind")
+    for rule, value, metrics in ((Bound(0.05), 0.01, {"blind": 0.0}),
+                                 (Quantity(0.41, 0.25, 0.05), 0.40, {"blind": 0.418}),
+                                 (Bound(0.8, at_most=False, margin=0.1), 0.99, {"blind": 1.0})):
+        made = decision(rule, value, blind, metrics)
+        assert (made.verdict, made.basis) == ("inconclusive", "undecidable by design")
+        assert "passes" in made.reason
+        assert made.would_change == "a task or protocol that separates the claim from its null"
+    # a short budget
+    budget = ShortBudget("sequences", authors=1_500_000, source="train.py", min_fraction=0.2)
+    made = decision(Bound(0.05), 0.3, floor, {"floor": 1.1, "sequences": 12_800}, budget=budget)
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    assert made.would_change == ("training on at least 300,000 sequences (20% of the authors' "
+                                 "1,500,000)")
+    # still learning
+    still = StillLearning("fall", max_fall=0.02)
+    made = decision(AtNull(0.05), 1.1, floor, {"floor": 1.1, "fall": 0.2}, still)
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    assert made.would_change == "training until the loss falls by at most 2% over the last tenth"
+    # both: joined with "; ", still learning first
+    made = decision(Bound(0.05), 0.3, floor, {"floor": 1.1, "fall": 0.2, "sequences": 10},
+                    still, budget=budget)
+    assert made.basis == "undecided for budget"
+    assert made.would_change == ("training until the loss falls by at most 2% over the last "
+                                 "tenth; training on at least 300,000 sequences (20% of the "
+                                 "authors' 1,500,000)")
+    # unsolved, with the default and a stated unmet regime
+    made = decision(BeatsNull(), 0.1, floor, {"floor": 0.2, "mae": 0.3}, solved=Solved("mae", 0.05))
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    assert made.would_change == ("training until mae is at most 0.05 (the model did not solve "
+                                 "the task in this run)")
+    uniform = Solved("uniformity", 0.8, unmet="the attention stayed near uniform")
+    made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.96}, solved=uniform)
+    assert made.would_change == ("training until uniformity is at most 0.8 (the attention "
+                                 "stayed near uniform in this run)")
+    # undecidable by design, stated in words: whatever the value, the checks or the null
+    for value in (0.0, 0.99):
+        made = decision(Bound(0.8, at_most=False), value, floor, {"floor": 0.1, "mae": 0.3},
+                        solved=Solved("mae", 0.05), undecidable=BIJECTION)
+        assert made == Decision("inconclusive", BIJECTION, "undecidable by design",
+                                "another task (the claim cannot be decided on this one)")
+
+
+def test_decide_still_gives_verdict_and_reason_and_a_decision_is_frozen():
+    assert decide(Bound(1e-10), 3e-16, NO_VALUE, {}) == ("reproduced", "")
+    verdict, reason = decide(Bound(0.05), 0.01, Null("blind", value=0.0), {})
+    assert verdict == "inconclusive" and "passes" in reason
+    made = decision(Bound(1e-10), 3e-16, NO_VALUE, {})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.verdict = "partly"
+    with pytest.raises(ValueError, match="basis"):
+        Decision("reproduced", "", "hunch", "x")
+    with pytest.raises(ValueError, match="verdict"):
+        Decision("maybe", "", "evidence for", "x")
+    with pytest.raises(ValueError, match="would_change"):
+        Decision("reproduced", "", "evidence for", "")
+
+
+# --- what would change a decided verdict -----------------------------------------------------
+
+def change(rule, value, null_value=None):
+    null = NO_VALUE if null_value is None else Null("null", value=null_value)
+    made = decision(rule, value, null, {})
+    assert made.basis in ("evidence for", "evidence against")
+    return made.verdict, made.would_change
+
+
+def test_what_would_flip_a_bound():
+    assert change(Bound(0.05), 0.01) == ("reproduced", "a value above 0.05")
+    assert change(Bound(0.05), 0.3) == ("not reproduced", "a value at most 0.05")
+    assert change(Bound(0.99, at_most=False), 1.0) == ("reproduced", "a value below 0.99")
+    assert change(Bound(0.99, at_most=False), 0.5) == ("not reproduced", "a value at least 0.99")
+    # with a margin the threshold is the stricter of the bound and the null past the margin
+    verdict, text = change(Bound(0.8, at_most=False, margin=0.1), 0.85, 0.79)
+    assert verdict == "not reproduced"
+    assert text == "a value at least 0.89 (at least 0.8 and 0.1 above the null's 0.79)"
+    verdict, text = change(Bound(0.1, margin=0.05), 0.2, 0.12)
+    assert verdict == "not reproduced"
+    assert text == "a value at most 0.07 (at most 0.1 and 0.05 below the null's 0.12)"
+    verdict, text = change(Bound(0.8, at_most=False, margin=0.1), 0.95, 0.3)
+    assert verdict == "reproduced" and text.startswith("a value below 0.8 ")
+    verdict, text = change(Bound(0.8, at_most=False, margin=0.1), 0.95, 0.75)
+    assert verdict == "reproduced" and text.startswith("a value below 0.85 ")
+
+
+def test_what_would_flip_a_comparison_with_the_null():
+    assert change(BeatsNull(), 0.2, 0.3) == ("reproduced", "a value above 0.3")
+    assert change(BeatsNull(), 0.4, 0.3) == ("not reproduced", "a value at most 0.3")
+    assert change(BeatsNull(factor=0.5), 0.374, 0.374) == (
+        "not reproduced", "a value at most 0.187 (0.5 × the null's 0.374)")
+    assert change(BeatsNull(at_most=False, factor=2), 4.0, 2.0) == (
+        "reproduced", "a value below 4 (2 × the null's 2)")
+    assert change(BeatsNull(at_most=False), 1.0, 2.0) == ("not reproduced", "a value at least 2")
+    assert change(AtNull(0.05), 1.145, 1.143) == ("reproduced", "a value outside [1.09, 1.19]")
+    assert change(AtNull(0.05), 0.3, 1.143) == ("not reproduced", "a value within [1.09, 1.19]")
+
+
+def test_what_would_change_a_reported_number():
+    speedup = Quantity(paper=2.0, rel_tol=0.25, direction=1.0)
+    assert change(speedup, 2.1) == ("reproduced", "a value outside [1.5, 2.5]")
+    assert change(speedup, 1.2) == ("partly", "a value within [1.5, 2.5]")
+    assert change(speedup, 0.8) == ("not reproduced",
+                                    "a value on the paper's side of 1 (above it)")
+    falls = Quantity(paper=0.2, rel_tol=0.5, direction=1.0)
+    assert change(falls, 1.5) == ("not reproduced", "a value on the paper's side of 1 (below it)")
+
+
+# --- rows and the tally ----------------------------------------------------------------------
+
+ROW_KEYS = ["claim", "source", "paper", "null", "null value", "ours", "rule", "verdict",
+            "reason", "basis", "would change", "interval low", "interval high", "profile",
+            "device"]
+
+
+def test_a_row_has_its_basis_what_would_change_it_and_an_interval():
+    claim = Claim("identity", "Paper II", "exact", "nb", "error", NO_VALUE, Bound(1e-10))
+    results = {"nb": {"metrics": {"error": 1e-16, "share": 0.75, "seeds": 8, "corr": 0.99,
+                                  "null": 0.98},
+                      "profile": "quick", "device": "cpu"}}
+    row = claim.row(results)
+    assert list(row) == ROW_KEYS
+    assert row["basis"] == "evidence for" and row["would change"] == "a value above 1e-10"
+    assert math.isnan(row["interval low"]) and math.isnan(row["interval high"])
+    seeds = Claim("settles first", "Paper I", "most seeds", "nb", "share",
+                  Null("no order", value=0.5), SeedShare("seeds"))
+    row = seeds.row(results)
+    assert list(row) == ROW_KEYS and row["basis"] == "undecided for budget"
+    assert (row["interval low"], row["interval high"]) == pytest.approx(clopper_pearson(6, 8))
+    order = Claim("PC1 orders by entropy", "Paper I", "strong", "nb", "corr",
+                  Null("position alone", "null"), Bound(0.8, at_most=False, margin=0.1),
+                  undecidable=BIJECTION)
+    row = order.row(results)
+    assert (row["verdict"], row["basis"], row["reason"]) == ("inconclusive",
+                                                             "undecidable by design", BIJECTION)
+    assert row["ours"] == 0.99 and row["null value"] == 0.98  # still shown
+    with pytest.raises(ValueError, match="undecidable"):
+        Claim("x", "y", "z", "nb", "corr", NO_VALUE, Bound(1.0), undecidable=" ")
+
+
+def test_tally_counts_rows_per_basis_with_zeros():
+    rows = [{"basis": "evidence for"}, {"basis": "evidence for"},
+            {"basis": "undecided for budget"}]
+    counts = tally(rows)
+    assert list(counts) == list(BASES)
+    assert counts == {"evidence for": 2, "evidence against": 0, "undecidable by design": 0,
+                      "undecided for budget": 1}
+    assert tally([]) == dict.fromkeys(BASES, 0)
+    assert tally(iter(rows))["evidence for"] == 2  # any iterable
+
+    class Table:  # a table that gives its records, as a DataFrame does
+        def to_dict(self, orient):
+            assert orient == "records"
+            return rows
+
+    assert tally(Table()) == counts
+    with pytest.raises(ValueError, match="basis"):
+        tally([{"basis": "a hunch"}])
+
+
+def test_outside_null_range_decides_on_either_side_and_not_inside():
+    from attention_dynamics.book.verdicts import OutsideNullRange, decision
+
+    rule = OutsideNullRange("init_low", "init_high")
+    metrics = {"init_low": 0.18, "init_high": 0.23}
+    below = decision(rule, 0.10, Null("random init"), metrics)
+    above = decision(rule, 0.365, Null("random init"), metrics)
+    inside = decision(rule, 0.20, Null("random init"), metrics)
+    assert (below.verdict, below.basis) == ("reproduced", "evidence for")
+    assert "0.18 or more" in below.would_change
+    assert (above.verdict, above.basis) == ("not reproduced", "evidence against")
+    assert (inside.verdict, inside.basis) == ("inconclusive", "undecidable by design")
+    assert "0.2 lies inside the null's range 0.18 to 0.23" in inside.reason
+    flipped = decision(OutsideNullRange("init_low", "init_high", at_most=False), 0.365,
+                       Null("random init"), metrics)
+    assert flipped.verdict == "reproduced"
+    with pytest.raises(ValueError, match="low <= high"):
+        decision(rule, 0.1, Null("random init"), {"init_low": 0.3, "init_high": 0.2})
+
+
+def test_interval_bound_needs_the_whole_interval_on_one_side():
+    from attention_dynamics.book.verdicts import IntervalBound, decision
+
+    rule = IntervalBound(0.5, "low", "high")
+    for (low, high), verdict, basis in (((0.3, 0.45), "reproduced", "evidence for"),
+                                        ((0.52, 0.7), "not reproduced", "evidence against"),
+                                        ((0.45, 0.7), "inconclusive", "undecided for budget")):
+        made = decision(rule, (low + high) / 2, Null("a constant ratio", value=1.0),
+                        {"low": low, "high": high})
+        assert (made.verdict, made.basis) == (verdict, basis)
+    assert "holds the bound 0.5" in decision(rule, 0.6, Null("x", value=1.0),
+                                             {"low": 0.45, "high": 0.7}).reason
+    above = IntervalBound(2.0, "low", "high", at_most=False)
+    assert above.judge(3.0, None, {"low": 2.1, "high": 4.0}) == "reproduced"
+    assert above.judge(1.0, None, {"low": 0.5, "high": 1.9}) == "not reproduced"
+    with pytest.raises(ValueError, match="low <= high"):
+        rule.judge(0.5, None, {"low": 0.6, "high": 0.4})
+
+
+def test_outlasted_counts_a_failure_only_after_several_times_the_reference_steps():
+    from attention_dynamics.book.verdicts import BeatsNull, Outlasted, decision
+
+    check = Outlasted("steps", "reference_steps", "reference_solved", factor=3)
+    failing = dict(mae=0.37, blind=0.3)
+    rule, null = BeatsNull(factor=0.5), Null("blind", "blind")
+    short = decision(rule, 0.37, null, failing | dict(steps=400, reference_steps=200,
+                                                    reference_solved=1), budget=check)
+    assert (short.verdict, short.basis) == ("inconclusive", "undecided for budget")
+    assert "fewer than 3 times the 200" in short.reason
+    assert short.would_change == "training for at least 600 steps"
+    long = decision(rule, 0.37, null, failing | dict(steps=600, reference_steps=200,
+                                                   reference_solved=1), budget=check)
+    assert (long.verdict, long.basis) == ("not reproduced", "evidence against")
+    unsolved = decision(rule, 0.37, null, failing | dict(steps=5000, reference_steps=400,
+                                                       reference_solved=0), budget=check)
+    assert unsolved.verdict == "inconclusive" and "did not solve" in unsolved.reason
+    passing = decision(rule, 0.1, null, failing | dict(steps=10, reference_steps=200,
+                                                     reference_solved=1), budget=check)
+    assert passing.verdict == "reproduced"       # a success needs no budget
+    with pytest.raises(ValueError, match="factor"):
+        Outlasted("s", "r", "ok", factor=0.5)
