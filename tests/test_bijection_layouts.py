@@ -125,3 +125,20 @@ def test_bad_layout_is_rejected():
         BijectionTask(4, layout="joint")
     with pytest.raises(ValueError, match="layout"):
         BijectionTask(4, layout=None)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_sequences_of_keeps_the_chosen_sequences_whole(layout):
+    from attention_dynamics.tasks.base import sequences_of
+
+    batch = BijectionTask(5, layout=layout).sample(6, torch.Generator().manual_seed(0))
+    part = sequences_of(batch, slice(2, 4))
+    assert type(part) is type(batch)
+    for name in ("tokens", "targets", "bayes_predictive", "bayes_entropy_bits", "bijections",
+                 "keys", "values"):
+        assert torch.equal(getattr(part, name), getattr(batch, name)[2:4])
+    assert (part.query_index is None) == (layout == "separate")
+    picked = sequences_of(batch, torch.tensor([5, 0]))
+    assert torch.equal(picked.tokens, batch.tokens[[5, 0]])
+    with pytest.raises(ValueError, match="selects no sequence"):
+        sequences_of(batch, slice(6, 9))

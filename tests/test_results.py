@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from attention_dynamics.book.results import (
@@ -83,3 +84,35 @@ def test_notebooks_before_follow_the_toc_inside_a_book_and_the_results_outside(t
     monkeypatch.chdir(outside)
     monkeypatch.setenv(RESULTS_DIR_VARIABLE, str(outside / "results"))
     assert notebooks_before("execution_report") == ["score_gradient", "value_update"]
+
+
+def test_library_fingerprint_follows_the_code_that_makes_results(tmp_path):
+    from attention_dynamics.book.results import library_fingerprint
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "models.py").write_text("WIDTH = 64\n")
+    (tmp_path / "book" / "verdicts.py").write_text("BOUND = 0.05\n")
+    before = library_fingerprint(tmp_path)
+    (tmp_path / "book" / "verdicts.py").write_text("BOUND = 0.1\n")    # the report's rules
+    assert library_fingerprint(tmp_path) == before
+    (tmp_path / "models.py").write_text("WIDTH = 32\n")                 # what makes numbers
+    assert library_fingerprint(tmp_path) != before
+    assert len(before) == 16 and int(before, 16) >= 0
+
+
+def test_committed_profile_results_are_flagged_stale_when_the_library_changed(tmp_path):
+    import json
+
+    from attention_dynamics.book.results import library_fingerprint, load_profile_results
+
+    assert load_profile_results("decide", tmp_path) == {}
+    folder = tmp_path / "results" / "decide"
+    folder.mkdir(parents=True)
+    for name, fingerprint in (("fresh", library_fingerprint()), ("old", "0123456789abcdef")):
+        (folder / f"{name}.json").write_text(json.dumps(
+            {"notebook": name, "profile": "decide", "metrics": {},
+             "library_fingerprint": fingerprint}))
+    found = load_profile_results("decide", tmp_path)
+    assert found["fresh"]["stale"] is False and found["old"]["stale"] is True
+    with pytest.raises(ValueError, match="profile"):
+        load_profile_results("fast", tmp_path)

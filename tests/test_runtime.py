@@ -10,7 +10,7 @@ from attention_dynamics.runtime import evaluation_mode, resolve_device, seed_eve
 
 
 def test_unknown_profile_and_device_name_the_allowed_values():
-    with pytest.raises(ValueError, match=r"profile must be one of 'quick', 'paper'"):
+    with pytest.raises(ValueError, match=r"profile must be one of 'quick', 'decide', 'paper'"):
         select("fast", quick=1, paper=2)
     with pytest.raises(ValueError, match=r"device must be one of 'auto', 'cpu', 'cuda'"):
         resolve_device("gpu")
@@ -20,6 +20,10 @@ def test_unknown_profile_and_device_name_the_allowed_values():
 
 def test_select_and_device():
     assert select("paper", quick=1, paper=2) == 2
+    assert select("decide", quick=1, paper=2) == 1          # decide changes only what it names
+    assert select("decide", quick=1, decide=3, paper=2) == 3
+    with pytest.raises(ValueError, match="unknown"):
+        select("quick", quick=1, paper=2, fast=3)
     assert resolve_device("cpu") == torch.device("cpu")
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="cuda"):

@@ -5,7 +5,11 @@ import math
 import pytest
 import torch
 
-from attention_dynamics.measures.value_manifold import PROTOCOLS, manifold_protocols
+from attention_dynamics.measures.value_manifold import (
+    PROTOCOLS,
+    best_pc_beyond_position,
+    manifold_protocols,
+)
 
 
 def _planted(entropy: torch.Tensor, d: int = 6, seed: int = 0) -> torch.Tensor:
@@ -59,3 +63,40 @@ def test_mismatched_shapes_are_refused():
     with pytest.raises(ValueError, match="value_entropy"):
         manifold_protocols(points, points, torch.arange(5), torch.zeros(4, 5), torch.arange(2),
                            torch.zeros(4, 3))
+
+
+def _position_free_hmm_like(generator, batch=200, length=10, d=8):
+    """Entropies that vary between sequences at every position around a position trend, and
+    representations whose third feature carries the entropy beyond that trend."""
+    trend = torch.linspace(1.0, 0.5, length)
+    entropy = trend + 1.5 * torch.rand(batch, length, generator=generator)
+    points = torch.randn(batch, length, d, generator=generator, dtype=torch.float64)
+    points[..., 0] += 4 * trend                          # the position, on the leading axis
+    return entropy.double(), points
+
+
+def test_best_pc_beyond_position_finds_a_within_position_signal_beyond_its_null():
+    generator = torch.Generator().manual_seed(0)
+    entropy, points = _position_free_hmm_like(generator)
+    points[..., 2] += 10 * (entropy - entropy.mean(0))    # the entropy beyond its position mean
+    observed, null = best_pc_beyond_position(points, entropy, 100, generator)
+    assert observed > 0.8
+    assert null.shape == (100,) and observed > null.max() + 0.5
+
+
+def test_best_pc_beyond_position_of_blind_representations_sits_inside_its_null():
+    generator = torch.Generator().manual_seed(1)
+    entropy, points = _position_free_hmm_like(generator)  # nothing beyond the position
+    observed, null = best_pc_beyond_position(points, entropy, 200, generator)
+    assert observed <= torch.quantile(null, 0.99).item()
+    assert null.max() < 0.2                               # 2000 points: |r| of order 0.02
+
+
+def test_best_pc_beyond_position_refuses_an_entropy_fixed_by_position():
+    entropy = torch.linspace(3.0, 0.0, 10).expand(50, 10).double()   # bijection-like
+    points = torch.randn(50, 10, 4, generator=torch.Generator().manual_seed(2))
+    with pytest.raises(ValueError, match="function of the\\s+position"):
+        best_pc_beyond_position(points, entropy, 10, torch.Generator())
+    with pytest.raises(ValueError, match="n_permutations"):
+        best_pc_beyond_position(points, entropy + torch.rand(50, 10).double(), 0,
+                                torch.Generator())

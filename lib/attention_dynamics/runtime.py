@@ -15,30 +15,41 @@ import torch
 
 from attention_dynamics.validation import check_choice
 
-PROFILES = ("quick", "paper")
-"""The named parameter sets. ``quick`` runs the whole book on a laptop CPU in minutes; ``paper``
-uses the papers' sizes and is meant for a GPU."""
+PROFILES = ("quick", "decide", "paper")
+"""The named parameter sets. ``quick`` runs the whole book on a laptop CPU in minutes;
+``decide`` runs, on the same CPU within two hours, the experiments whose claims ``quick`` leaves
+undecided for budget (longer training, more seeds; every setting it does not name is
+``quick``'s); ``paper`` uses the papers' sizes and is meant for a GPU."""
 
 DEVICES = ("auto", "cpu", "cuda")
 
 
 def check_profile(profile: str) -> str:
-    """Validate a profile name (``quick`` or ``paper``)."""
+    """Validate a profile name (one of :data:`PROFILES`)."""
     return check_choice("profile", profile, PROFILES)
 
 
 def select(profile: str, **by_profile):
     """Pick the value for ``profile`` among keyword arguments named after the profiles.
 
+    ``quick`` and ``paper`` must be given; ``decide`` may be, and where it is not, the
+    ``decide`` profile takes ``quick``'s value (it changes only what it names).
+
     >>> select("quick", quick=100, paper=10_000)
     100
+    >>> select("decide", quick=100, paper=10_000)
+    100
+    >>> select("decide", quick=100, decide=1_000, paper=10_000)
+    1000
     """
     check_profile(profile)
-    missing = [p for p in PROFILES if p not in by_profile]
+    missing = [p for p in ("quick", "paper") if p not in by_profile]
     extra = [p for p in by_profile if p not in PROFILES]
     if missing or extra:
-        raise ValueError(f"select() needs exactly the profiles {PROFILES}; missing {missing}, "
-                         f"unknown {extra}")
+        raise ValueError(f"select() needs the profiles quick and paper (and may take decide); "
+                         f"missing {missing}, unknown {extra}")
+    if profile == "decide" and "decide" not in by_profile:
+        return by_profile["quick"]
     return by_profile[profile]
 
 

@@ -14,6 +14,9 @@ import yaml
 from book_build import ROOT, BuildError
 
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
+# results kept with the sources (a profile run once and committed, e.g. results/decide): the
+# report shows them beside this build's when they are there
+OPTIONAL_SOURCES = ("results",)
 
 
 def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
@@ -25,8 +28,10 @@ def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
         shutil.rmtree(stage)
     src = stage / "src"
     src.mkdir(parents=True)
-    for name in BOOK_SOURCES:
+    for name in (*BOOK_SOURCES, *OPTIONAL_SOURCES):
         origin = ROOT / name
+        if name in OPTIONAL_SOURCES and not origin.exists():
+            continue
         if origin.is_dir():
             shutil.copytree(origin, src / name)
         else:

@@ -3,10 +3,14 @@
 Each executed notebook writes ``<results dir>/<notebook>.json``::
 
     {"notebook": ..., "profile": ..., "device": ..., "seed": ..., "wall_time_s": ...,
-     "metrics": {name: number}, "timing_metrics": [names], "versions": {...}, "build_id": ...}
+     "metrics": {name: number}, "timing_metrics": [names], "versions": {...}, "build_id": ...,
+     "date": ..., "commit": ..., "library_fingerprint": ...}
 
 ``build_id`` names the book build that executed the notebook (``None`` for a run by hand), so
-the report pages can refuse a results file left over from an earlier build.
+the report pages can refuse a results file left over from an earlier build. ``date``,
+``commit`` and ``library_fingerprint`` (:func:`library_fingerprint`) say when and from what
+code it was produced, so that results kept with the sources (a profile run once and committed,
+:func:`load_profile_results`) can be flagged stale when the library has changed since.
 
 Metrics listed in ``timing_metrics`` are machine-dependent (speeds, ratios of timings); every
 other metric is a deterministic function of the profile, device and seed. Each recorded
@@ -16,10 +20,13 @@ that the file holds.
 
 from __future__ import annotations
 
+import datetime
+import hashlib
 import json
 import math
 import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -57,6 +64,45 @@ def results_dir() -> Path:
 def current_build_id() -> str | None:
     """The identifier of the book build in progress (``$ATTENTION_DYNAMICS_BUILD_ID``), if any."""
     return os.environ.get(BUILD_ID_VARIABLE) or None
+
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+"""The folder of the ``attention_dynamics`` package."""
+
+
+def library_fingerprint(package: str | Path = PACKAGE_ROOT) -> str:
+    """SHA-256 (hex, first 16 digits) of the library code that produces results.
+
+    Every ``.py`` file of the package (default: this one) except the ``book`` subpackage (the
+    report's rules and the page helpers, which read results but do not make them), by relative
+    path and content. Two results files with the same fingerprint were computed by the same
+    models, tasks, training and measures.
+    """
+    package = Path(package)
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative.parts[0] == "book":
+            continue
+        digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def source_commit() -> str:
+    """The git commit of the library's checkout (``+dirty`` when its files differ from it);
+    ``unknown`` outside a git checkout (an installed wheel)."""
+    def git(*arguments: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *arguments], cwd=PACKAGE_ROOT, capture_output=True,
+                              text=True)
+
+    try:
+        head = git("rev-parse", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+    except OSError:
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def environment_versions() -> dict[str, str]:
@@ -148,6 +194,9 @@ class Results:
             "wall_time_s": round(time.perf_counter() - self._start, 3),
             "cpu_time_s": round(time.process_time(), 3),  # of the whole kernel, imports included
             "build_id": current_build_id(),
+            "date": datetime.date.today().isoformat(),
+            "commit": source_commit(),
+            "library_fingerprint": library_fingerprint(),
             "metrics": self.metrics,
             "timing_metrics": self.timing_metrics,
             "versions": environment_versions(),
@@ -167,6 +216,26 @@ def load_results(directory: str | Path | None = None) -> dict[str, dict]:
     """Every results file in ``directory`` (default :func:`results_dir`), keyed by notebook."""
     folder = Path(directory) if directory is not None else results_dir()
     return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+
+
+PROFILE_RESULTS_DIR = "results"
+"""The folder at the book's root that keeps results with the sources, one subfolder per profile
+that was run once and committed (``results/decide``)."""
+
+
+def load_profile_results(profile: str, root: str | Path | None = None) -> dict[str, dict]:
+    """The committed results of ``profile`` (``<root>/results/<profile>/*.json``), keyed by
+    notebook; empty if that profile's results were never committed. ``root`` defaults to
+    :func:`book_root`. Each file gets ``"stale": True`` when its ``library_fingerprint`` differs
+    from the current library's (:func:`library_fingerprint`), or is missing."""
+    check_profile(profile)
+    base = Path(root) if root is not None else (book_root() or Path.cwd())
+    folder = base / PROFILE_RESULTS_DIR / profile
+    found = load_results(folder) if folder.is_dir() else {}
+    current = library_fingerprint()
+    for content in found.values():
+        content["stale"] = content.get("library_fingerprint") != current
+    return found
 
 
 def load_build_results(expected: list[str], directory: str | Path | None = None) -> dict[str, dict]:

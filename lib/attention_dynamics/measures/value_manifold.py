@@ -21,6 +21,9 @@ For each: the variance share of the axis used, its correlation with the Bayes en
 the same correlation for a coordinate that knows only the position (the entropy averaged over
 sequences at that position), and the correlation left after removing each position's mean
 (``nan`` when the entropy is a function of the position, as in bijections without replacement).
+
+:func:`best_pc_beyond_position` gives the best-of-five protocol's correlation beyond position a
+null distribution, by shuffling the entropies across sequences within each position.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from attention_dynamics.measures.geometry import (
     spearman,
     within_group_correlation,
 )
-from attention_dynamics.validation import check_float_tensor
+from attention_dynamics.validation import check_float_tensor, check_positive_int
 
 PROTOCOLS = ("scored, after final norm", "value positions, before final norm",
              "value positions, standardised", "value positions, best of PC1-5",
@@ -139,3 +142,61 @@ def manifold_protocols(before_norm: torch.Tensor, after_norm: torch.Tensor,
     results[PROTOCOLS[4]] = ProtocolResult(shares.mean().item(), 1, rhos.abs().nanmean().item(),
                                            alone.nanmean().item(), float("nan"))
     return results
+
+
+def best_pc_beyond_position(points: torch.Tensor, entropy: torch.Tensor,
+                            n_permutations: int, generator: torch.Generator,
+                            n_components: int = 5) -> tuple[float, torch.Tensor]:
+    """The best-of-PC1-5 protocol's correlation beyond position, and its permutation null.
+
+    The protocol (the authors' ``experiments/paper1_hmm/figures/hmm_geometric_analysis.py``,
+    ``analyze_layer``): a PCA of the pooled points, the component among the first
+    ``n_components`` with the largest ``|Pearson|`` with the entropy; here its correlation is
+    then taken within positions (:func:`~attention_dynamics.measures.geometry.within_group_correlation`),
+    so that a coordinate that only tracks the position scores 0. The null repeats the whole
+    procedure, component choice included, with the entropies shuffled across sequences within
+    each position: it keeps every position's entropies and the representations, and breaks only
+    the link between a sequence's representation and its own entropy.
+
+    Args:
+        points: ``(B, P, d)`` representations at ``P`` positions of ``B`` sequences.
+        entropy: ``(B, P)`` the Bayes entropy (bits) at the same places; it must vary within
+            some position (a ValueError otherwise: such a task cannot separate the two orders).
+        n_permutations: a positive int, the size of the null sample.
+        generator: a CPU ``torch.Generator`` for the shuffles.
+        n_components: a positive int, the components searched.
+
+    Returns:
+        ``(observed, null)``: the absolute within-position correlation of the chosen component
+        (a float in ``[0, 1]``) and ``(n_permutations,)`` float64, the same for each shuffle.
+    """
+    check_float_tensor("points", points, min_dim=3, max_dim=3)
+    check_float_tensor("entropy", entropy, min_dim=2, max_dim=2)
+    if tuple(entropy.shape) != tuple(points.shape[:2]):
+        raise ValueError(f"entropy must have shape (B, P) = {tuple(points.shape[:2])}; got "
+                         f"{tuple(entropy.shape)}")
+    check_positive_int("n_permutations", n_permutations)
+    check_positive_int("n_components", n_components)
+    spread = entropy.double() - entropy.double().mean(0, keepdim=True)
+    if not bool((spread.abs() > 1e-12 * (1 + entropy.double().abs().max())).any()):
+        raise ValueError("entropy must vary within some position; it is a function of the "
+                         "position alone, so no protocol can separate entropy from position")
+    batch, length = entropy.shape
+    flat_points, flat_entropy, positions = _pooled(points, entropy)
+    scores = pca(flat_points).scores[:, :n_components]                        # (B * P, k)
+
+    def statistic(coordinate: torch.Tensor) -> float:
+        target = coordinate - coordinate.mean()
+        centred = scores - scores.mean(0)
+        r = (centred.T @ target) / (centred.norm(dim=0) * target.norm()).clamp_min(1e-300)
+        return abs(within_group_correlation(scores[:, int(r.abs().argmax())], coordinate,
+                                            positions))
+
+    observed = statistic(flat_entropy)
+    columns = entropy.double().cpu()
+    null = torch.empty(n_permutations, dtype=torch.float64)
+    for index in range(n_permutations):
+        order = torch.argsort(torch.rand(batch, length, generator=generator), dim=0)
+        shuffled = torch.gather(columns, 0, order).to(flat_entropy.device)
+        null[index] = statistic(shuffled.flatten())
+    return observed, null

@@ -8,6 +8,7 @@ same shape as the predictive (:func:`check_logits`), and the measures of
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -87,3 +88,18 @@ class Task(Protocol):
     def sample(self, batch_size: int, generator: torch.Generator) -> TaskBatch:
         """A batch of ``batch_size`` fresh sequences drawn with ``generator`` (on its device)."""
         ...
+
+
+def sequences_of(batch: TaskBatch, index: slice | torch.Tensor) -> TaskBatch:
+    """The same kind of batch holding only the sequences ``index`` selects.
+
+    Every tensor field (all of them ``(B, ...)``) is indexed along its first dimension; fields
+    that are ``None`` stay ``None``. ``index`` is a slice, or a ``(k,)`` int64 or ``(B,)`` bool
+    tensor, as for ``batch.tokens[index]``.
+    """
+    chosen = {field.name: getattr(batch, field.name)[index]
+              for field in dataclasses.fields(batch)
+              if isinstance(getattr(batch, field.name), torch.Tensor)}
+    if chosen["tokens"].shape[0] == 0:
+        raise ValueError(f"index selects no sequence of the batch of {batch.tokens.shape[0]}")
+    return dataclasses.replace(batch, **chosen)
