@@ -41,18 +41,24 @@ from attention_dynamics.book.paper_numbers import (
     VALUE_MANIFOLD_PC1_SHARE,
 )
 from attention_dynamics.book.plotting import show_figure
-from attention_dynamics.book.results import load_build_results
+from attention_dynamics.book.results import load_build_results, load_profile_results
 from attention_dynamics.book.verdicts import (
+    BASES,
     VERDICTS,
     AtNull,
     BeatsNull,
     Bound,
     Claim,
+    IntervalBound,
     Null,
+    Outlasted,
+    OutsideNullRange,
     Quantity,
+    SeedShare,
     ShortBudget,
     Solved,
     StillLearning,
+    tally,
 )
 
 _, _, res = setup_notebook("reproduction_report", profile, device, seed)
@@ -70,6 +76,11 @@ PLATEAU = Null("uniform-posterior plateau", "hmm_uniform_predictor_mae_bits")
 CHANCE = Null("chance (1 / values)", "recall_chance_accuracy")
 # the largest fall of the loss over the last tenth of training that counts as done
 FALL = 0.01
+BY_POSITION = (
+    "in bijections without replacement the Bayes entropy is a function of the "
+    "position alone, so no protocol can tell an axis ordered by entropy from one "
+    "ordered by position; HMM filtering decides this claim"
+)
 
 
 def quoted(number) -> str:
@@ -91,6 +102,17 @@ def budget(arch: str, task: str, metric: str) -> ShortBudget:
     """The run's training sequences (``metric``) against the authors' script's."""
     number = AUTHORS_TRAINING_SEQUENCES[arch, task]
     return ShortBudget(metric, number.value, f"{number.source}, {number.text}")
+
+
+def outlasted(task: str) -> Outlasted:
+    """Chapter 5's budget for a failure: three times the steps the transformer needed to
+    solve the same task in the same run."""
+    return Outlasted(
+        f"steps_{task}",
+        f"transformer_solve_step_{task}",
+        f"transformer_solved_{task}",
+        factor=3,
+    )
 
 
 def solved(task: str) -> Solved:
@@ -275,13 +297,13 @@ CLAIMS = [
     Claim(
         "Attention settles before the values where it can sharpen: fresh sequences "
         "every step (share of EM-like seeds in which the attention is half-way to its "
-        "final state first)",
+        "final state first; decided by its 95 % interval against half)",
         "Paper II, frame-precision dissociation",
         "attention first",
         "em_reading",
         "fresh_em_attention_first_share",
         Null("no order (half the seeds)", value=0.5),
-        Bound(1.0, at_most=False),
+        SeedShare("fresh_n_seeds"),
         learning("fresh_em_loss_fall_last_tenth"),
         solved=sharpened("fresh_em_attention_uniformity_final"),
     ),
@@ -359,18 +381,20 @@ CLAIMS = [
     *[
         Claim(
             "Keys of the hypothesis tokens are more orthogonal than at "
-            f"initialisation, {layout} "
-            "layout (mean |off-diagonal cosine| after the first norm and W_K, layer 0, "
-            "mean of "
-            "heads)",
+            f"initialisation, {layout} layout (mean |off-diagonal cosine| after the "
+            "first norm and W_K, layer 0, mean of heads, as identify_frame_head; "
+            "against the central 95 % of 100 initialisations)",
             "Paper I, key orthogonality",
             "orthogonal frame; the authors' own checkpoint: "
             f"{AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY['trained'].text} trained against "
             f"{AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY['random init'].text} at init",
             "manifold_formation",
             f"{layout}_key_orthogonality",
-            Null("random init", f"{layout}_key_orthogonality_random_init"),
-            BeatsNull(),
+            Null("random init (this seed)", f"{layout}_key_orthogonality_random_init"),
+            OutsideNullRange(
+                f"{layout}_key_orthogonality_init_low",
+                f"{layout}_key_orthogonality_init_high",
+            ),
             learning(f"{layout}_bijection_loss_fall_last_tenth"),
             solved(layout),
         )
@@ -378,14 +402,17 @@ CLAIMS = [
     ],
     Claim(
         "Keys are orthogonal on average under the figure script's definition, shared "
-        "layout "
-        "(|signed mean cosine| of raw embeddings through W_K, at most 0.1)",
+        "layout (signed mean cosine of raw embeddings through W_K, layer 0, as "
+        "qkv_analysis.py; below the central 95 % of 100 initialisations, towards the "
+        "simplex, for; above it, against)",
         "Paper I, key orthogonality (figure)",
         "near zero",
         "manifold_formation",
         "shared_key_signed_cosine",
-        Null("random init", "shared_key_signed_cosine_random_init"),
-        Bound(0.1),
+        Null("random init (this seed)", "shared_key_signed_cosine_random_init"),
+        OutsideNullRange(
+            "shared_key_signed_cosine_init_low", "shared_key_signed_cosine_init_high"
+        ),
         learning("shared_bijection_loss_fall_last_tenth"),
         solved("shared"),
     ),
@@ -412,8 +439,8 @@ CLAIMS = [
     *[
         Claim(
             f"Value manifold, {name}: PC1 orders the representations by posterior "
-            "entropy "
-            "(|Spearman|, same protocol; at least 0.8 and 0.1 above every null)",
+            "entropy (|Spearman|, standardised value positions as "
+            "analyze_value_manifold)",
             "Paper I, value manifold",
             "strong correlation",
             "manifold_formation",
@@ -425,6 +452,7 @@ CLAIMS = [
             Bound(0.8, at_most=False, margin=0.1),
             learning(fall),
             solved(task),
+            undecidable=BY_POSITION,
         )
         for task, name, fall in (
             (
@@ -437,19 +465,39 @@ CLAIMS = [
                 "bijection (shared layout)",
                 "shared_bijection_loss_fall_last_tenth",
             ),
-            ("hmm", "HMM filtering", "hmm_loss_fall_last_tenth"),
         )
     ],
     Claim(
+        "Value manifold, HMM filtering: a leading component orders the representations "
+        "by posterior entropy beyond what the position explains (the authors' best of "
+        "PC1-5 by |Pearson|, hmm_geometric_analysis.py; |r| within positions)",
+        "Paper I, value manifold",
+        "strong correlation",
+        "manifold_formation",
+        "hmm_manifold_best_pc_beyond_position",
+        Null(
+            "the stronger of random init and the 99th percentile of 200 "
+            "within-position shuffles",
+            "hmm_manifold_best_pc_beyond_position_strongest_null",
+        ),
+        BeatsNull(at_most=False),
+        learning("hmm_loss_fall_last_tenth"),
+        solved("hmm"),
+    ),
+    Claim(
         "Routing gradients fade while value gradients go on (‖∂L/∂s‖ / ‖∂L/∂v‖ at the "
-        "end of "
-        "training over its peak, mean of layers; at most 0.5)",
+        "end of training over its peak, mean of layers; fading is a fall by half or "
+        "more, judged on the 95 % interval over 8 disjoint probe batches)",
         "Paper I, frame-precision dissociation",
         "frame settles, precision refines",
         "manifold_formation",
         "routing_value_gradient_ratio_fall",
         Null("a constant ratio", value=1.0),
-        Bound(0.5),
+        IntervalBound(
+            0.5,
+            "routing_value_gradient_ratio_fall_low",
+            "routing_value_gradient_ratio_fall_high",
+        ),
         learning("separate_bijection_loss_fall_last_tenth"),
         solved("separate"),
     ),
@@ -481,7 +529,9 @@ for arch, name in ARCH_NAMES.items():
             FLOOR,
             Bound(0.05),
             learning(f"loss_fall_last_tenth_{arch}_bijection"),
-            budget=budget(arch, "bijection", "training_sequences_bijection"),
+            budget=budget(arch, "bijection", "training_sequences_bijection")
+            if arch == "transformer"
+            else outlasted("bijection"),
         )
     )
 for arch in ("transformer", "mamba"):
@@ -497,7 +547,9 @@ for arch in ("transformer", "mamba"):
             BLIND,
             BeatsNull(factor=0.5),
             learning(f"loss_fall_last_tenth_{arch}_hmm"),
-            budget=budget(arch, "hmm", "training_sequences_hmm"),
+            budget=budget(arch, "hmm", "training_sequences_hmm")
+            if arch == "transformer"
+            else outlasted("hmm"),
         )
     )
 CLAIMS += [
@@ -514,7 +566,7 @@ CLAIMS += [
             BLIND,
             BeatsNull(factor=0.5),
             learning(f"loss_fall_last_tenth_mamba_{variant}_deep_hmm"),
-            budget=budget("mamba", "hmm", "training_sequences_hmm"),
+            budget=outlasted("hmm"),
         )
         for variant in ("standard", "authors")
     ],
@@ -529,7 +581,7 @@ CLAIMS += [
         PLATEAU,
         AtNull(0.05),
         learning("loss_fall_last_tenth_lstm_hmm"),
-        budget=budget("lstm", "hmm", "training_sequences_hmm"),
+        budget=outlasted("hmm"),
     ),
     Claim(
         "A capacity-matched MLP cannot use the context on bijection elimination (MAE, "
@@ -591,6 +643,32 @@ counts = table["verdict"].value_counts()
 for verdict in VERDICTS:
     res.record(f"claims_{verdict.replace(' ', '_')}", int(counts.get(verdict, 0)))
 res.record("claims_tested", len(table))
+bases = tally(table.to_dict("records"))
+for basis, count in bases.items():
+    res.record(f"claims_basis_{basis.replace(' ', '_')}", count)
+
+# the decide profile's committed results (results/decide), judged by the same rules
+decided_elsewhere = load_profile_results("decide") if profile != "decide" else {}
+
+
+def decide_row(claim: Claim) -> dict | None:
+    """The claim's row under the committed decide results; None where they do not hold
+    its notebook or its metrics (a notebook the decide profile does not run, or results
+    older than the claim)."""
+    if claim.notebook not in decided_elsewhere:
+        return None
+    try:
+        return claim.row(decided_elsewhere)
+    except KeyError:
+        return None
+
+
+decide_rows = [decide_row(claim) for claim in CLAIMS]
+decide_table = pd.DataFrame([row for row in decide_rows if row is not None])
+if len(decide_table):
+    res.record("decide_claims_judged", len(decide_table))
+    for basis, count in tally(decide_table.to_dict("records")).items():
+        res.record(f"decide_claims_basis_{basis.replace(' ', '_')}", count)
 
 # %% tags=["remove-input"]
 profiles = sorted({content["profile"] for content in found.values()})
@@ -608,9 +686,56 @@ display(
         )
         + f"\n\n**{len(table)} claims:** "
         + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
+        + ". **What decides them:** "
+        + ", ".join(f"{bases[b]} {b}" for b in BASES)
         + "."
     )
 )
+
+# %% tags=["remove-input"]
+if decided_elsewhere:
+    provenance = pd.DataFrame(
+        {
+            notebook: {
+                "profile": content["profile"],
+                "date": content.get("date", "not recorded"),
+                "commit": content.get("commit", "not recorded")[:12],
+                "library": "stale: the library changed since"
+                if content["stale"]
+                else "current",
+            }
+            for notebook, content in decided_elsewhere.items()
+        }
+    ).T
+    stale = [name for name, content in decided_elsewhere.items() if content["stale"]]
+    display(
+        Markdown(
+            "**The `decide` profile** ran the experiments that the quick profile "
+            "leaves undecided for budget, longer and on more seeds, once, on two CPU "
+            "cores (`make decide`); its results files are kept with the sources and "
+            "judged here by the same rules, in the table's *decide* column. Of its "
+            f"{len(decide_table)} claims: "
+            + ", ".join(
+                f"{count} {basis}"
+                for basis, count in tally(decide_table.to_dict("records")).items()
+            )
+            + "."
+            + (
+                f" **Stale:** the library that makes results has changed since "
+                f"{', '.join(stale)} ran; rerun `make decide`."
+                if stale
+                else ""
+            )
+        )
+    )
+    display(provenance)
+else:
+    display(
+        Markdown(
+            "No `decide` results are kept with these sources "
+            "(`make decide` writes them)."
+        )
+    )
 
 # %% [markdown]
 # The figure places every claim on one axis: our number divided by its null's (or, for claims
@@ -687,13 +812,20 @@ display(
 - **partly**: the effect exists, on the paper's side of "no effect", but its size
   differs beyond the stated tolerance;
 - **not reproduced**: a run that could have shown the claim did not;
-- **inconclusive**: this run cannot decide. Either the null passes the same rule (a
-  predictor that ignores what the claim is about would be "reproduced" too), or the
-  verdict rests on the model not having learned while training stopped before the
-  effect could show: the loss still fell by more than {FALL:.0%} over its last tenth,
-  or the run trained on fewer than {ShortBudget.min_fraction:.0%} of the sequences that
-  the authors' own training script goes through (a model on a plateau at a small
-  fraction of their budget may leave it later). The reason is in the row.
+- **inconclusive**: this run cannot decide, for one of two kinds of reason.
+  *Undecidable by design*: the null passes the same rule (a predictor that ignores
+  what the claim is about would be "reproduced" too), the value lies inside the
+  spread of its null, or the task cannot separate the claim from its null whatever
+  the run. *Undecided for budget*: the verdict rests on the model not having learned
+  while training stopped before the effect could show (the loss still fell by more
+  than {FALL:.0%} over its last tenth, or the run trained on fewer than
+  {ShortBudget.min_fraction:.0%} of the sequences that the authors' own training
+  script goes through), the model has not reached the regime the claim is about, or
+  too few seeds leave the interval of a share on both sides of one half. The reason
+  is in the row.
+
+Every row also says what would change its verdict: the value that would flip a
+decided row, the training or the seeds that would decide an undecided one.
 
 An entropy MAE "matches the Bayes entropy" below 0.05 bits, the `quick` target of the
 wind-tunnel chapters; the papers' own numbers come from larger models trained far
@@ -722,8 +854,23 @@ shown = pd.DataFrame(
         ],
         "ours": table["ours"].map(format_number),
         "verdict": [
-            f"<b>{v}</b>" + (f"<br><small>{r}</small>" if r else "")
-            for v, r in zip(table["verdict"], table["reason"], strict=True)
+            f"<b>{v}</b><br><small>{b}" + (f": {r}" if r else "") + "</small>"
+            for v, b, r in zip(
+                table["verdict"], table["basis"], table["reason"], strict=True
+            )
+        ],
+        "would change it": [
+            f"<small>{change}</small>" for change in table["would change"]
+        ],
+        "decide": [
+            "–"
+            if row is None
+            else f"<b>{row['verdict']}</b> ({format_number(row['ours'])})<br><small>"
+            + row["basis"]
+            + (f": {row['reason']}" if row["reason"] else "")
+            + (" (stale)" if decided_elsewhere[claim.notebook]["stale"] else "")
+            + "</small>"
+            for claim, row in zip(CLAIMS, decide_rows, strict=True)
         ],
         "where": [chapter_link(claim.notebook) for claim in CLAIMS],
     }
