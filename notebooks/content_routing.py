@@ -1224,10 +1224,11 @@ for variant, model in deep_mamba_first_model.items():
         if pooled_readers(g, keep).any()
     ]
     res.record(f"mamba_{variant}_hmm_pooled_layers_measured", len(measured))
-    res.record(
-        f"mamba_{variant}_hmm_log_weight_gradient_pooled_net_fraction",
-        np.mean([pooled_zero_sum_fraction(g, keep=keep) for g, keep in measured]),
-    )
+    if measured:  # with no unclamped reader in any layer there is no pooled fraction
+        res.record(
+            f"mamba_{variant}_hmm_log_weight_gradient_pooled_net_fraction",
+            np.mean([pooled_zero_sum_fraction(g, keep=keep) for g, keep in measured]),
+        )
     if variant == "authors":
         res.record(
             "mamba_authors_hmm_clamped_reader_share",
@@ -1241,7 +1242,7 @@ res.record(
 res.record("mamba_attention_row_sum_mean", implicit.sum(-1).mean())
 pd.Series(
     {
-        name: res.metrics[name]
+        name: res.metrics.get(name, np.nan)  # nan: not measured (see above)
         for name in (
             "transformer_score_gradient_net_fraction",
             "mamba_attention_gradient_net_fraction",

@@ -755,15 +755,20 @@ LIMITS = (1e-3, 1e3)  # ratios beyond are drawn at the edge, as open triangles
 
 
 def yardstick(claim: Claim, row: pd.Series) -> float:
-    """What our number is divided by in the figure: the null, else the bound or the
-    paper's.
+    """What our number is divided by in the figure: for a null drawn many times, the
+    edge of its range that the value lies beyond (the middle when inside); else the
+    null, else the bound or the paper's.
     """
+    if isinstance(claim.rule, OutsideNullRange):
+        low, high = claim.rule.bounds(found[claim.notebook]["metrics"])
+        value = row["ours"]
+        return high if value > high else low if value < low else (low + high) / 2
     if not pd.isna(row["null value"]) and row["null value"] != 0:
         return row["null value"]
     return getattr(claim.rule, "bound", None) or getattr(claim.rule, "paper", 1.0)
 
 
-ratios = np.array(
+ratios = np.abs(  # a signed statistic is placed by its size against the yardstick
     [
         row["ours"] / yardstick(claim, row)
         for claim, (_, row) in zip(CLAIMS, table.iterrows(), strict=True)
@@ -842,37 +847,41 @@ def chapter_link(notebook: str) -> str:
 shown = pd.DataFrame(
     {
         "claim": [
-            f"{row['claim']}<br><small>{row['source']}; paper: {row['paper']}</small>"
-            for _, row in table.iterrows()
+            f"{row['claim']}<br><small>{row['source']}; paper: {row['paper']}; "
+            f"{chapter_link(claim.notebook)}; rule: {row['rule']}</small>"
+            for claim, (_, row) in zip(CLAIMS, table.iterrows(), strict=True)
         ],
-        "rule": table["rule"],
-        "null or reference": [
-            row["null"]
-            if pd.isna(row["null value"])
-            else f"{row['null']}: {format_number(row['null value'])}"
-            for _, row in table.iterrows()
-        ],
-        "ours": table["ours"].map(format_number),
-        "verdict": [
-            f"<b>{v}</b><br><small>{b}" + (f": {r}" if r else "") + "</small>"
-            for v, b, r in zip(
-                table["verdict"], table["basis"], table["reason"], strict=True
+        "ours, and the null or reference": [
+            f"<b>{format_number(row['ours'])}</b><br><small>"
+            + (
+                row["null"]
+                if pd.isna(row["null value"])
+                else f"{row['null']}: {format_number(row['null value'])}"
             )
+            + "</small>"
+            for _, row in table.iterrows()
         ],
-        "would change it": [
-            f"<small>{change}</small>" for change in table["would change"]
+        "verdict": [
+            f"<b>{v}</b><br><small>{b}"
+            + (f": {r}" if r else "")
+            + f"<br><i>would change it:</i> {c}</small>"
+            for v, b, r, c in zip(
+                table["verdict"],
+                table["basis"],
+                table["reason"],
+                table["would change"],
+                strict=True,
+            )
         ],
         "decide": [
             "–"
             if row is None
-            else f"<b>{row['verdict']}</b> ({format_number(row['ours'])})<br><small>"
+            else f"<b>{row['verdict']}</b><br>{format_number(row['ours'])}<br><small>"
             + row["basis"]
-            + (f": {row['reason']}" if row["reason"] else "")
             + (" (stale)" if decided_elsewhere[claim.notebook]["stale"] else "")
             + "</small>"
             for claim, row in zip(CLAIMS, decide_rows, strict=True)
         ],
-        "where": [chapter_link(claim.notebook) for claim in CLAIMS],
     }
 )
 display(HTML(shown.to_html(escape=False, classes="report-table")))

@@ -1,4 +1,4 @@
-"""A second, independent measurement of chapter 4's key geometry, across seeds.
+"""A second, independent measurement of chapter 4's key geometry and HMM manifold, across seeds.
 
 Chapter 4 measures the trained keys with the library (``BijectionTask``, ``train_sequence_model``,
 ``measures.geometry``). This script measures the same quantities on its own: its own sequence
@@ -18,7 +18,16 @@ The key measures, following ``vishalmisra/bayesian-wind-tunnel``:
   mean over heads (the script's bar chart). That script takes the tokens ``0..V-1``: in the shared
   layout the hypotheses, in the separate layout the *key* tokens, so both token sets are measured.
 
-Usage (about ten minutes on two cores)::
+The HMM manifold, after ``experiments/paper1_hmm/figures/hmm_geometric_analysis.py::analyze_layer``:
+a PCA of the last residual stream (before the final norm) at the observation positions, the
+component among PC1-5 with the largest ``|Pearson|`` with the Bayes filter entropy, and that
+component's correlation once each position's mean is removed from both (``hmm_beyond_position``),
+with the 99th percentile of the same procedure on entropies shuffled across sequences within each
+position (``hmm_null_q99``). The task's sequences and exact posteriors come from the library's
+``HMMFilteringTask`` (tested against enumeration); the training loop and every measure are this
+script's own.
+
+Usage (about twenty minutes on two cores)::
 
     python scripts/second_measurement.py --seeds 0 1 2 --output _build/second_measurement.json
 
@@ -40,6 +49,7 @@ import torch
 from attention_dynamics.models import Transformer, TransformerConfig
 from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
 from attention_dynamics.tasks.bijection import BijectionTask
+from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 
 V = 10
 MODEL = dict(n_layers=2, n_heads=4, d_model=64, init_std=0.1)
@@ -142,6 +152,71 @@ def key_measures(model: Transformer, layout: str) -> dict[str, float]:
     return out
 
 
+HMM = dict(n_states=5, n_observations=20, resolution=0.05)
+HMM_MODEL = dict(n_layers=2, n_heads=8, d_model=64, init_std=0.1)
+HMM_STEPS, HMM_BATCH, HMM_WARMUP = 1200, 32, 100
+
+
+def train_hmm(pipeline: str, seed: int) -> tuple[Transformer, HMMFilteringTask]:
+    """Chapter 4's HMM transformer trained on the cross-entropy to the exact posterior, by this
+    script's loop (``own``) or the library's (``library``)."""
+    task = HMMFilteringTask(**HMM)
+    model = Transformer(TransformerConfig(vocab_size=task.vocab_size, max_len=task.seq_len,
+                                          **HMM_MODEL), torch.Generator().manual_seed(seed))
+    data = torch.Generator().manual_seed(200 + seed)
+    if pipeline == "library":
+        config = SequenceTrainingConfig(steps=HMM_STEPS, batch_size=HMM_BATCH, lr=LR,
+                                        warmup_steps=HMM_WARMUP, loss="bayes")
+        train_sequence_model(model, task, config, data)
+        return model, task
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=LR, total_steps=HMM_STEPS,
+                                                   pct_start=HMM_WARMUP / HMM_STEPS)
+    for _ in range(HMM_STEPS):
+        batch = task.sample(HMM_BATCH, data)
+        log_p = torch.log_softmax(model(batch.tokens), dim=-1)
+        scored = batch.bayes_predictive.sum(-1) > 0                     # (B, T)
+        loss = -(batch.bayes_predictive * log_p).sum(-1)[scored].mean()
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+    return model, task
+
+
+def hmm_manifold(model: Transformer, task: HMMFilteringTask, seed: int,
+                 n_shuffles: int = 200) -> dict[str, float]:
+    """The best-of-PC1-5 protocol on 256 fresh sequences, beyond position, and its null."""
+    batch = task.sample(256, torch.Generator().manual_seed(300 + seed))
+    positions = task.query_positions
+    with torch.no_grad():
+        _, record = model(batch.tokens, return_record=True)
+    stream = record.residual[-1][:, positions].double().numpy()          # (B, P, d)
+    entropy = batch.bayes_entropy_bits[:, positions].double().numpy()    # (B, P)
+    n_seq, n_pos, width = stream.shape
+    points = stream.reshape(-1, width)
+    centred = points - points.mean(0)
+    u, singular, _ = np.linalg.svd(centred, full_matrices=False)
+    scores = (u * singular)[:, :5].reshape(n_seq, n_pos, -1)             # PC1-5 scores
+
+    def statistic(coordinate: np.ndarray) -> tuple[float, int, float]:
+        flat = coordinate.reshape(-1)
+        raw = [abs(np.corrcoef(scores[..., i].reshape(-1), flat)[0, 1]) for i in range(5)]
+        best = int(np.argmax(raw))
+        residual_score = (scores[..., best] - scores[..., best].mean(0)).reshape(-1)
+        residual_entropy = (coordinate - coordinate.mean(0)).reshape(-1)
+        return abs(np.corrcoef(residual_score, residual_entropy)[0, 1]), best + 1, raw[best]
+
+    beyond, component, raw = statistic(entropy)
+    rng = np.random.default_rng(400 + seed)
+    null = [statistic(np.take_along_axis(entropy, rng.permuted(
+        np.tile(np.arange(n_seq)[:, None], (1, n_pos)), axis=0), axis=0))[0]
+        for _ in range(n_shuffles)]
+    return dict(hmm_beyond_position=beyond, hmm_null_q99=float(np.quantile(null, 0.99)),
+                hmm_best_pc_component=component, hmm_best_pc_abs_pearson=raw)
+
+
 def commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -153,8 +228,10 @@ def commit() -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--layouts", nargs="+", default=["separate", "shared"],
-                        choices=["separate", "shared"])
+    parser.add_argument("--layouts", nargs="+", default=["separate", "shared", "hmm"],
+                        choices=["separate", "shared", "hmm"],
+                        help="the bijection layouts whose keys are measured, and hmm for the "
+                             "HMM manifold")
     parser.add_argument("--pipelines", nargs="+", default=["own", "library"],
                         choices=["own", "library"])
     parser.add_argument("--output", type=Path, required=True)
@@ -165,6 +242,14 @@ def main(argv: list[str] | None = None) -> None:
         for pipeline in args.pipelines:
             for seed in args.seeds:
                 start = time.time()
+                if layout == "hmm":
+                    model, task = train_hmm(pipeline, seed)
+                    row = dict(layout=layout, pipeline=pipeline, seed=seed,
+                               **hmm_manifold(model, task, seed),
+                               seconds=round(time.time() - start, 1))
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    continue
                 trainer = train_own if pipeline == "own" else train_library
                 model = trainer(layout, seed)
                 row = dict(layout=layout, pipeline=pipeline, seed=seed,
@@ -178,7 +263,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(json.dumps(row), flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(dict(
-        settings=dict(V=V, model=MODEL, steps=STEPS, batch_size=BATCH, lr=LR),
+        settings=dict(V=V, model=MODEL, steps=STEPS, batch_size=BATCH, lr=LR, hmm=HMM,
+                      hmm_model=HMM_MODEL, hmm_steps=HMM_STEPS, hmm_batch_size=HMM_BATCH),
         commit=commit(), date=time.strftime("%Y-%m-%d"),
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       numpy=np.__version__),

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from attention_dynamics.book.results import book_notebooks
-from attention_dynamics.book.verdicts import VERDICTS
+from attention_dynamics.book.verdicts import BASES, VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -182,6 +182,11 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
     for verdict in VERDICTS:
         count = metrics["claims_" + verdict.replace(" ", "_")]
         assert f"{count:.0f} {verdict}" in page, verdict
+    # and what decides them, every row on one basis, each row saying what would change it
+    assert sum(metrics["claims_basis_" + b.replace(" ", "_")] for b in BASES) == judged
+    for basis in BASES:
+        assert f"{metrics['claims_basis_' + basis.replace(' ', '_')]:.0f} {basis}" in page
+    assert table.count("would change it:") == metrics["claims_tested"]
 
 
 def test_results_files_come_from_one_build(results):

@@ -53,3 +53,25 @@ def test_the_token_set_explains_the_large_separate_layout_cosines(rows):
         keys = values(rows, "separate", pipeline, "signed_raw_layer_0_tokens_0_to_V-1")
         hypotheses = values(rows, "separate", pipeline, "signed_raw_layer_0_hypotheses")
         assert (keys > hypotheses + 0.2).all()
+
+
+def test_the_hmm_manifold_agrees_between_pipelines_and_clears_its_null(rows):
+    """The best-of-PC1-5 correlation beyond position: the two pipelines agree within their
+    seed spread, and every seed's value is set beside its own shuffled null."""
+    own = values(rows, "hmm", "own", "hmm_beyond_position")
+    library = values(rows, "hmm", "library", "hmm_beyond_position")
+    spread = max(own.max() - own.min(), library.max() - library.min())
+    assert abs(own.mean() - library.mean()) <= spread
+    for pipeline in ("own", "library"):
+        nulls = values(rows, "hmm", pipeline, "hmm_null_q99")
+        assert (nulls < 0.2).all()          # 5,120 points: a shuffled |r| of a few hundredths
+
+
+def test_what_the_chapter_says_of_the_hmm_seeds(rows):
+    """Chapter 4: the component moves among PC3-PC5, and every seed of either loop is above
+    its own shuffled null (a statement about these committed runs)."""
+    for pipeline in ("own", "library"):
+        components = values(rows, "hmm", pipeline, "hmm_best_pc_component")
+        assert set(components) <= {3, 4, 5}
+        beyond = values(rows, "hmm", pipeline, "hmm_beyond_position")
+        assert (beyond > values(rows, "hmm", pipeline, "hmm_null_q99")).all()
