@@ -153,7 +153,7 @@ def test_a_warning_in_the_book_fails_the_build_and_the_old_book_stays(tmp_path, 
 def test_an_unknown_profile_is_refused_with_the_allowed_values(run_build):
     completed = run_build("--profile", "fast")
     assert completed.returncode == 2
-    assert "invalid choice: 'fast'" in completed.stderr and "'quick', 'paper'" in completed.stderr
+    assert "invalid choice: 'fast'" in completed.stderr and "'quick', 'decide', 'paper'" in completed.stderr
 
 
 def test_a_notebook_refuses_an_unknown_device(tmp_path):

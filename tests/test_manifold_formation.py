@@ -34,7 +34,12 @@ def test_chapter_four_geometry_numbers_are_in_range(results):
     for layout in LAYOUTS:
         for suffix in ("", "_random_init"):
             assert 0 <= m[f"{layout}_key_orthogonality{suffix}"] <= 1
-            assert 0 <= m[f"{layout}_key_signed_cosine{suffix}"] <= 1
+            # signed: at least the simplex's -1 / (V - 1), at most 1
+            signed = m[f"{layout}_key_signed_cosine{suffix}"]
+            assert -1 / (m["n_symbols"] - 1) - 1e-9 <= signed <= 1
+        for ending in ("key_orthogonality", "key_signed_cosine"):   # 95 % of the inits
+            low, high = m[f"{layout}_{ending}_init_low"], m[f"{layout}_{ending}_init_high"]
+            assert -1 <= low < high <= 1
     for task in (*LAYOUTS, "hmm"):
         for protocol in ("scored_final", "value_prenorm", "value_standardised", "value_best_pc",
                          "per_sequence"):
