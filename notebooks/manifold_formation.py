@@ -1163,6 +1163,15 @@ res.record("routing_value_gradient_ratio_fall", ratio.iloc[-1] / ratio.max())
 # checkpoint and the final one, and Student's t over the parts' falls
 PROBE_PARTS = 8
 T_975 = 2.3646  # Student's t quantile, 97.5 %, PROBE_PARTS - 1 = 7 degrees of freedom
+
+
+def t_interval(parts):
+    """The 95 % Student's t interval ``(low, high)`` of the mean of ``PROBE_PARTS``
+    values."""
+    half = T_975 * parts.std().item() / np.sqrt(PROBE_PARTS)
+    return parts.mean().item() - half, parts.mean().item() + half
+
+
 part_size = probe.tokens.shape[0] // PROBE_PARTS
 probe_parts = [
     sequences_of(probe, slice(i * part_size, (i + 1) * part_size))
@@ -1183,18 +1192,44 @@ def part_ratios(step):
 
 
 part_falls = part_ratios(steps[-1]) / part_ratios(ratio.idxmax())
-half_width = T_975 * part_falls.std().item() / np.sqrt(PROBE_PARTS)
-res.record("routing_value_gradient_ratio_fall_low", part_falls.mean() - half_width)
-res.record("routing_value_gradient_ratio_fall_high", part_falls.mean() + half_width)
+res.record_all(
+    dict(zip(("low", "high"), t_interval(part_falls), strict=True)),
+    prefix="routing_value_gradient_ratio_fall_",
+)
+# precision after the attention settled: the entropy MAE at the settle step over the
+# final one, with its 95 % interval over PROBE_PARTS disjoint parts of the evaluation
+# sequences (part i: the i-th of PROBE_PARTS slices of every evaluation batch)
+eval_parts = [[] for _ in range(PROBE_PARTS)]
+for batch in separate["batches"]:
+    slices = torch.arange(batch.tokens.shape[0]).chunk(PROBE_PARTS)
+    for part, rows in zip(eval_parts, slices, strict=True):
+        part.append(sequences_of(batch, rows))
+
+
+def part_maes(step):
+    """``(PROBE_PARTS,)``: the mean-curve entropy MAE (bits) on each evaluation part."""
+    model = at_step(separate, step)
+    return torch.tensor(
+        [score(model, task, part).mae_mean_curve for part in eval_parts]
+    )
+
+
+precision_parts = part_maes(settle["attention"]) / part_maes(steps[-1])
 res.record(
     "mae_fall_after_attention_settle",
     dynamics.loc[settle["attention"], "entropy MAE (bits)"] / mae[-1].item(),
 )
+res.record_all(
+    dict(zip(("low", "high"), t_interval(precision_parts), strict=True)),
+    prefix="mae_fall_after_attention_settle_",
+)
 glue(
     "precision_after_attention",
     "kept improving"
-    if dynamics.loc[settle["attention"], "entropy MAE (bits)"] >= 2 * mae[-1]
-    else "had nearly stopped improving",
+    if res.metrics["mae_fall_after_attention_settle_low"] > 1
+    else "may have stopped improving"
+    if res.metrics["mae_fall_after_attention_settle_high"] >= 1
+    else "got worse",
     display=False,
 )
 res.record("key_subspace_similarity_random", FRAME_RANK / separate["config"].d_head)

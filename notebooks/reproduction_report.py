@@ -49,6 +49,7 @@ from attention_dynamics.book.verdicts import (
     BeatsNull,
     Bound,
     Claim,
+    ClosesGap,
     IntervalBound,
     Null,
     Outlasted,
@@ -76,6 +77,13 @@ PLATEAU = Null("uniform-posterior plateau", "hmm_uniform_predictor_mae_bits")
 CHANCE = Null("chance (1 / values)", "recall_chance_accuracy")
 # the largest fall of the loss over the last tenth of training that counts as done
 FALL = 0.01
+# "solved" and "failed" as effect sizes against the null: a model that closes 95 % of
+# its null's gap to the optimum matches it; one that closes at most 5 % stays at the
+# null
+SOLVED_SHARE, FAILED_SHARE = 0.95, 0.05
+# a share of seeds that shows a directional effect is judged by one-sided 95 % bounds
+# (the 90 % two-sided Clopper-Pearson interval): the seeds' sign test at the 5 % level
+SEED_LEVEL = 0.90
 BY_POSITION = (
     "in bijections without replacement the Bayes entropy is a function of the "
     "position alone, so no protocol can tell an axis ordered by entropy from one "
@@ -92,10 +100,13 @@ def learning(metric: str) -> StillLearning:
     return StillLearning(metric, max_fall=FALL)
 
 
-def sharpened(metric: str) -> Solved:
+def sharpened(metric: str, by_design: str | None = None) -> Solved:
     """The order in which attention and values settle shows only once the attention has
-    left uniform: its entropy at most 0.8 of the uniform row's (``metric``)."""
-    return Solved(metric, 0.8, unmet="the attention stayed near uniform")
+    left uniform: its entropy at most 0.8 of the uniform row's (``metric``).
+    ``by_design``: what decides the claim where the run used its setting in full."""
+    return Solved(
+        metric, 0.8, unmet="the attention stayed near uniform", by_design=by_design
+    )
 
 
 def budget(arch: str, task: str, metric: str) -> ShortBudget:
@@ -203,14 +214,14 @@ CLAIMS = [
         BeatsNull(at_most=False),
     ),
     Claim(
-        "EM-like reaches SGD's final loss in fewer steps on every seed (seeds faster, "
-        "of 5)",
+        "EM-like reaches SGD's final loss in fewer steps (share of the authors' seeds; "
+        "one-sided 95 % bounds against half)",
         "Paper II, sticky chain",
-        "EM-like faster",
+        "EM-like faster on every seed",
         "em_reading",
-        "em_faster_seeds",
-        Null("SGD against itself (no seed faster)", value=0.0),
-        Bound(5, at_most=False),
+        "em_faster_share",
+        Null("no faster than a coin flip (half the seeds)", value=0.5),
+        SeedShare("n_seeds", level=SEED_LEVEL),
     ),
     Claim(
         "EM-like speed-up to SGD's 1000-step loss (authors' pooled threshold)",
@@ -282,28 +293,34 @@ CLAIMS = [
         BeatsNull(at_most=False),
     ),
     Claim(
-        "Attention settles before the values in the sticky chain (EM-like seeds in "
-        "which the "
-        "attention is half-way to its final state first, of 5)",
+        "Attention settles before the values in the sticky chain, at the authors' "
+        "setting (share of EM-like seeds in which the attention is half-way to its "
+        "final state first)",
         "Paper II, frame-precision dissociation",
         "attention first",
         "em_reading",
-        "em_attention_first_seeds",
-        Null("no order (half the seeds)", value=2.5),
-        Bound(5, at_most=False),
+        "em_attention_first_share",
+        Null("no order (half the seeds)", value=0.5),
+        SeedShare("n_seeds", level=SEED_LEVEL),
         learning("em_loss_fall_last_tenth"),
-        solved=sharpened("em_attention_uniformity"),
+        solved=sharpened(
+            "em_attention_uniformity",
+            by_design="a setting in which the attention sharpens: the authors' own "
+            "runs (one sequence of 2,000 symbols, their rates and 1,000 full-batch "
+            "steps) are this run, and longer ones memorise the sequence; the "
+            "fresh-sequence row decides the claim",
+        ),
     ),
     Claim(
         "Attention settles before the values where it can sharpen: fresh sequences "
         "every step (share of EM-like seeds in which the attention is half-way to its "
-        "final state first; decided by its 95 % interval against half)",
+        "final state first; one-sided 95 % bounds against half)",
         "Paper II, frame-precision dissociation",
         "attention first",
         "em_reading",
         "fresh_em_attention_first_share",
         Null("no order (half the seeds)", value=0.5),
-        SeedShare("fresh_n_seeds"),
+        SeedShare("fresh_n_seeds", level=SEED_LEVEL),
         learning("fresh_em_loss_fall_last_tenth"),
         solved=sharpened("fresh_em_attention_uniformity_final"),
     ),
@@ -312,14 +329,13 @@ CLAIMS = [
             "A small transformer matches the Bayes entropy on bijection elimination, "
             f"{layout} "
             "layout (MAE of the mean curve at the key positions, where the authors "
-            "measure, "
-            "bits; the quick target is 0.05)",
+            "measure, bits; closing 95 % of the context-free floor's)",
             "Paper I, bijection wind tunnel",
             quoted(ENTROPY_MAE_BITS["transformer", "bijection"]),
             "manifold_formation",
             f"{layout}_bijection_entropy_mae_keys_bits",
             Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"),
-            Bound(0.05),
+            ClosesGap(SOLVED_SHARE, optimum=0.0),
             learning(f"{layout}_bijection_loss_fall_last_tenth"),
             budget=budget("transformer", "bijection", "bijection_training_sequences"),
         )
@@ -369,13 +385,13 @@ CLAIMS = [
     Claim(
         "A capacity-matched MLP cannot use the context on bijection elimination (MAE "
         "of the "
-        "mean curve, bits, within 0.05 of the context-free floor)",
+        "mean curve, bits; closing at most 5 % of the context-free floor's)",
         "Paper I, MLP control",
         quoted(ENTROPY_MAE_BITS["mlp", "bijection"]),
         "manifold_formation",
         "separate_mlp_bijection_entropy_mae_bits",
         Null("context-free floor", "separate_bijection_marginal_gap_bits"),
-        AtNull(0.05),
+        AtNull(rel_tol=FAILED_SHARE),
         learning("separate_mlp_bijection_loss_fall_last_tenth"),
     ),
     *[
@@ -503,14 +519,19 @@ CLAIMS = [
     ),
     Claim(
         "Precision keeps improving after the attention of the heads that matter has "
-        "settled "
-        "(entropy MAE at the settle step over the final MAE; at least 2)",
+        "settled (entropy MAE at the settle step over the final MAE; its 95 % interval "
+        "over 8 disjoint parts of the evaluation sequences above 1)",
         "Paper I, frame-precision dissociation",
         "attention early",
         "manifold_formation",
         "mae_fall_after_attention_settle",
         Null("no gain after settling", value=1.0),
-        Bound(2.0, at_most=False),
+        IntervalBound(
+            1.0,
+            "mae_fall_after_attention_settle_low",
+            "mae_fall_after_attention_settle_high",
+            at_most=False,
+        ),
         learning("separate_bijection_loss_fall_last_tenth"),
         solved("separate"),
     ),
@@ -520,14 +541,14 @@ for arch, name in ARCH_NAMES.items():
     CLAIMS.append(
         Claim(
             f"{name} matches the Bayes entropy on bijection elimination (MAE of the "
-            "mean curve, "
-            "bits, mean of seeds)",
+            "mean curve, bits, mean of seeds; closing 95 % of the context-free "
+            "floor's)",
             "Paper I, architecture comparison",
             quoted(ENTROPY_MAE_BITS[arch, "bijection"]),
             "content_routing",
             f"mae_bits_{arch}_bijection",
             FLOOR,
-            Bound(0.05),
+            ClosesGap(SOLVED_SHARE, optimum=0.0),
             learning(f"loss_fall_last_tenth_{arch}_bijection"),
             budget=budget(arch, "bijection", "training_sequences_bijection")
             if arch == "transformer"
@@ -572,47 +593,47 @@ CLAIMS += [
     ],
     Claim(
         "The LSTM fails HMM filtering: it stays on the uniform-posterior plateau "
-        "(per-sample "
-        "MAE, bits, within 0.05)",
+        "(per-sample MAE, bits; closing at most 5 % of the plateau's)",
         "Paper I, architecture comparison",
         quoted(ENTROPY_MAE_BITS["lstm", "hmm"]),
         "content_routing",
         "mae_per_sample_bits_lstm_hmm",
         PLATEAU,
-        AtNull(0.05),
+        AtNull(rel_tol=FAILED_SHARE),
         learning("loss_fall_last_tenth_lstm_hmm"),
         budget=outlasted("hmm"),
     ),
     Claim(
         "A capacity-matched MLP cannot use the context on bijection elimination (MAE, "
-        "bits, "
-        "mean of seeds, within 0.05 of the context-free floor)",
+        "bits, mean of seeds; closing at most 5 % of the context-free floor's)",
         "Paper I, MLP control",
         quoted(ENTROPY_MAE_BITS["mlp", "bijection"]),
         "content_routing",
         "mae_bits_mlp_bijection",
         FLOOR,
-        AtNull(0.05),
+        AtNull(rel_tol=FAILED_SHARE),
         learning("loss_fall_last_tenth_mlp_bijection"),
     ),
     Claim(
-        "The transformer solves associative recall (accuracy, mean of seeds)",
+        "The transformer solves associative recall (accuracy, mean of seeds; closing "
+        "95 % of chance's gap to 1)",
         "Paper I v3, associative recall",
         RECALL_ACCURACY["transformer"].text,
         "content_routing",
         "recall_accuracy_transformer",
         CHANCE,
-        Bound(0.99, at_most=False),
+        ClosesGap(SOLVED_SHARE, optimum=1.0),
         learning("loss_fall_last_tenth_transformer_recall"),
     ),
     Claim(
-        "Mamba solves associative recall (accuracy, mean of seeds)",
+        "Mamba solves associative recall (accuracy, mean of seeds; closing 95 % of "
+        "chance's gap to 1)",
         "Paper I v3, associative recall",
         RECALL_ACCURACY["mamba"].text,
         "content_routing",
         "recall_accuracy_mamba",
         CHANCE,
-        Quantity(paper=RECALL_ACCURACY["mamba"].value, rel_tol=0.05, direction=0.5),
+        ClosesGap(SOLVED_SHARE, optimum=1.0),
         learning("loss_fall_last_tenth_mamba_recall"),
     ),
     Claim(

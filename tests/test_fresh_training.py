@@ -18,10 +18,13 @@ def _probe(T=48, n=3, seed=99, dtype=torch.float32):
 
 
 def _train(seed=0, steps=12, T=40, runs=(1, 2), probe=None, **kwargs):
+    """Train ``runs``; data stream k is seeded with ``seed + k``."""
     kwargs.setdefault("record_every", 4)
     kwargs.setdefault("draw_chunk", 5)
+    streams = kwargs.get("streams") or range(len(runs))
+    stream_seeds = kwargs.pop("stream_seeds", [seed + k for k in range(max(streams) + 1)])
     return fr.train_fresh(sm.init_params(list(runs)), kwargs.pop("schedules", "em"), steps, T,
-                          torch.Generator().manual_seed(seed), probe or _probe(), **kwargs)
+                          stream_seeds, probe or _probe(), **kwargs)
 
 
 def _fields(history):
@@ -40,6 +43,20 @@ def test_same_seed_same_history_other_seed_other_history():
     assert first.steps.tolist() == [0, 4, 8, 12] and first.probe_loss.shape == (4, 2)
 
 
+def test_a_streams_data_do_not_depend_on_the_other_streams():
+    """Two runs trained beside a third (or with their streams listed in another order) follow
+    exactly the history they follow alone: each stream draws from its own seed."""
+    alone = _train(runs=(1, 2), stream_seeds=[5, 6])
+    beside = _train(runs=(1, 2, 3), stream_seeds=[5, 6, 7])
+    swapped = _train(runs=(2, 1), stream_seeds=[6, 5])
+    for name in ("w_q", "w_v"):
+        torch.testing.assert_close(getattr(beside.final_params, name)[:2],
+                                   getattr(alone.final_params, name), rtol=1e-6, atol=1e-7)
+        torch.testing.assert_close(getattr(swapped.final_params, name).flip(0),
+                                   getattr(alone.final_params, name), rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(beside.probe_loss[:, :2], alone.probe_loss, rtol=1e-6, atol=0)
+
+
 def test_a_shorter_run_sees_a_prefix_of_the_stream():
     short, long = _train(steps=8), _train(steps=16)
     for k in range(len(short.steps)):  # records at 0, 4, 8 in both
@@ -48,22 +65,24 @@ def test_a_shorter_run_sees_a_prefix_of_the_stream():
 
 
 def test_one_step_is_the_mean_gradient_over_fresh_sequences():
-    """Rebuild two SGD steps by hand from the same draws: step-major, then stream-major, then
-    the sequences of a step."""
+    """Rebuild two SGD steps by hand from the same draws: each stream its own generator,
+    step-major, then the sequences of a step."""
     T, per_step, chunk, streams = 30, 2, 3, [1, 0]
     schedules = [scaled_schedule(scale=5), scaled_schedule(value=10, scale=5)]
     params = sm.init_params([5, 6], dtype=torch.float64)
-    history = fr.train_fresh(params, schedules, 2, T, torch.Generator().manual_seed(8),
-                             _probe(dtype=torch.float64), record_every=1,
-                             sequences_per_step=per_step, streams=streams, draw_chunk=chunk)
-    drawn = sample_sticky_chain(T, torch.Generator().manual_seed(8),
-                                batch_size=chunk * 2 * per_step, dtype=torch.float64)
+    history = fr.train_fresh(params, schedules, 2, T, [8, 11], _probe(dtype=torch.float64),
+                             record_every=1, sequences_per_step=per_step, streams=streams,
+                             draw_chunk=chunk)
+    drawn = [sample_sticky_chain(T, torch.Generator().manual_seed(seed),
+                                 batch_size=chunk * per_step, dtype=torch.float64)
+             for seed in (8, 11)]
     current = params.map(torch.clone)
     for step in range(2):
         grads = []
-        for j in range(per_step):  # run r's j-th sequence: (step * 2 + streams[r]) * 2 + j
-            seq = [(step * 2 + stream) * per_step + j for stream in streams]
-            grads.append(sm.loss_and_grads(current, drawn.inputs[seq], drawn.targets[seq]).grads)
+        for j in range(per_step):  # run r's j-th sequence: step * 2 + j of stream streams[r]
+            x = torch.stack([drawn[k].inputs[step * per_step + j] for k in streams])
+            y = torch.stack([drawn[k].targets[step * per_step + j] for k in streams])
+            grads.append(sm.loss_and_grads(current, x, y).grads)
         for r, schedule in enumerate(schedules):
             for name in sm.PARAM_NAMES:
                 mean = (getattr(grads[0], name)[r] + getattr(grads[1], name)[r]) / 2
@@ -162,8 +181,8 @@ def test_training_beats_its_start_and_the_uniform_attention_null():
     params.w_q[1], params.w_k[1] = 0.0, 0.0
     schedules = [scaled_schedule(scale=30), scaled_schedule(routing=0.0, scale=30)]
     probe = fr.make_probe(128, 4, torch.Generator().manual_seed(7))
-    history = fr.train_fresh(params, schedules, 300, 128, torch.Generator().manual_seed(1),
-                             probe, record_every=100, streams=[0, 0])
+    history = fr.train_fresh(params, schedules, 300, 128, [1], probe, record_every=100,
+                             streams=[0, 0])
     full, null = history.probe_loss[-1].tolist()
     assert full < history.probe_loss[0, 0].item() - 0.1
     assert full < math.log(8) - 0.08 and full < null - 0.08
@@ -186,6 +205,10 @@ def test_adam_runs_and_differs_from_sgd():
     (dict(draw_chunk=0), "draw_chunk"),
     (dict(streams=[0]), "streams"),
     (dict(streams=[0, 2]), "streams"),
+    (dict(stream_seeds=[3]), "stream_seeds"),
+    (dict(stream_seeds=[3, 3]), "stream_seeds"),
+    (dict(stream_seeds=[3, -1]), "stream_seeds"),
+    (dict(stream_seeds=7), "stream_seeds"),
     (dict(optimizer="exact-values"), "optimizer"),
     (dict(schedules=["sgd"] * 3), "schedules"),
     (dict(schedules="fast"), "schedule"),
@@ -195,12 +218,12 @@ def test_bad_arguments_raise(kwargs, match):
         _train(**kwargs)
 
 
-def test_bad_generator_probe_and_probe_arguments_raise():
+def test_bad_probe_and_probe_arguments_raise():
     params = sm.init_params([0])
-    with pytest.raises(ValueError, match="generator"):
-        fr.train_fresh(params, "sgd", 1, 20, 0, _probe())
     with pytest.raises(ValueError, match="probe"):
-        fr.train_fresh(params, "sgd", 1, 20, torch.Generator(), None)
+        fr.train_fresh(params, "sgd", 1, 20, [0], None)
+    with pytest.raises(ValueError, match="generator"):
+        fr.make_probe(20, 1, 0)
     with pytest.raises(ValueError, match="sequence_length"):
         fr.make_probe(2, 1, torch.Generator())
     with pytest.raises(ValueError, match="n_sequences"):

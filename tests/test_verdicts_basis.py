@@ -95,7 +95,8 @@ def test_seed_share_verdicts_from_where_the_interval_lies():
     assert (half.verdict, half.basis) == ("inconclusive", "undecided for budget")
     assert half.reason == "the 95% interval 0.16–0.84 of the share contains 0.5 (4 of 8 seeds)"
     assert half.would_change == "no number of seeds at this share: the share is 0.5"
-    assert rule.describe() == "95% Clopper–Pearson interval of the share above 0.5"
+    assert rule.describe() == ("95% Clopper–Pearson interval of the share (one-sided 97.5% "
+                               "bounds) above 0.5")
 
 
 def test_an_undecided_share_says_how_many_seeds_would_decide_it():
@@ -191,6 +192,17 @@ def test_every_path_of_a_decision_has_its_basis():
     made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.96}, solved=uniform)
     assert made.would_change == ("training until uniformity is at most 0.8 (the attention "
                                  "stayed near uniform in this run)")
+    # the regime unmet at the claim's own full setting: undecidable by design, and what would
+    # decide it is another setting, not more training
+    at_setting = Solved("uniformity", 0.8, unmet="the attention stayed near uniform",
+                        by_design="a setting in which the attention sharpens")
+    made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.96},
+                    solved=at_setting)
+    assert (made.verdict, made.basis) == ("inconclusive", "undecidable by design")
+    assert made.would_change == "a setting in which the attention sharpens"
+    assert "stayed near uniform" in made.reason
+    made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.5}, solved=at_setting)
+    assert (made.verdict, made.basis) == ("reproduced", "evidence for")
     # undecidable by design, stated in words: whatever the value, the checks or the null
     for value in (0.0, 0.99):
         made = decision(Bound(0.8, at_most=False), value, floor, {"floor": 0.1, "mae": 0.3},
@@ -376,3 +388,73 @@ def test_outlasted_counts_a_failure_only_after_several_times_the_reference_steps
     assert passing.verdict == "reproduced"       # a success needs no budget
     with pytest.raises(ValueError, match="factor"):
         Outlasted("s", "r", "ok", factor=0.5)
+
+
+def test_at_null_with_a_tolerance_relative_to_the_null():
+    """rel_tol: the model may close that share of the null's distance to 0 and still fail."""
+    plateau = Null("plateau", "plateau")
+    rule = AtNull(rel_tol=0.05)
+    assert rule.tolerance(0.4) == pytest.approx(0.02)
+    assert decide(rule, 0.381, plateau, {"plateau": 0.4})[0] == "reproduced"   # closed 4.75 %
+    assert decide(rule, 0.379, plateau, {"plateau": 0.4})[0] == "not reproduced"  # 5.25 %
+    assert decide(rule, 0.419, plateau, {"plateau": 0.4})[0] == "reproduced"  # worse, as near
+    assert rule.would_change("reproduced", 0.381, 0.4) == "a value outside [0.38, 0.42]"
+    assert "5%" in rule.describe()
+    for bad in (dict(), dict(abs_tol=0.1, rel_tol=0.1), dict(rel_tol=0.0), dict(abs_tol=-1.0)):
+        with pytest.raises(ValueError, match="tol"):
+            AtNull(**bad)
+
+
+def test_each_undecided_rule_names_its_basis():
+    """An interval that holds its bound waits for a larger sample (budget), a value inside a
+    null's range cannot be told from the null (design); a share of seeds waits for seeds."""
+    from attention_dynamics.book.verdicts import IntervalBound, OutsideNullRange
+
+    metrics = {"low": 0.4, "high": 0.7, "seeds": 8, "fall": 0.2}
+    made = decision(IntervalBound(0.5, "low", "high"), 0.55, HALF, metrics)
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    made = decision(OutsideNullRange("low", "high"), 0.55, HALF, metrics)
+    assert (made.verdict, made.basis) == ("inconclusive", "undecidable by design")
+    # unfinished training is added only to a budget-undecided value that leans against
+    still = StillLearning("fall", max_fall=0.02)
+    leaning = decision(IntervalBound(0.5, "low", "high"), 0.6, HALF, metrics, still)
+    assert "still learning" in leaning.reason and "training until" in leaning.would_change
+    hopeful = decision(IntervalBound(0.5, "low", "high"), 0.45, HALF, metrics, still)
+    assert "still learning" not in hopeful.reason
+    inside = decision(OutsideNullRange("low", "high"), 0.55, HALF, metrics, still)
+    assert "still learning" not in inside.reason
+    share = decision(SeedShare("seeds"), 0.5, HALF, metrics, still)
+    assert share.basis == "undecided for budget" and "still learning" in share.reason
+
+
+def test_one_sided_bounds_of_a_directional_share():
+    """level 0.90 gives one-sided 95 % bounds: 5 of 5 seeds exclude a coin flip (the sign test's
+    p = 1/32 < 0.05), 4 of 5 do not."""
+    rule = SeedShare("seeds", level=0.90)
+    low, _ = rule.interval(1.0, {"seeds": 5})
+    assert low == pytest.approx(0.05 ** (1 / 5), rel=1e-9)
+    assert decide(rule, 1.0, HALF, {"seeds": 5})[0] == "reproduced"
+    assert decide(rule, 0.8, HALF, {"seeds": 5})[0] == "inconclusive"
+    assert "one-sided 95.0%" in rule.describe()
+
+
+def test_closes_gap_from_the_null_to_the_optimum():
+    """An MAE must close 95 % of the floor's gap to 0; an accuracy 95 % of chance's gap to 1."""
+    from attention_dynamics.book.verdicts import ClosesGap
+
+    floor, chance = Null("floor", "floor"), Null("chance", "chance")
+    mae = ClosesGap(0.95, optimum=0.0)
+    assert mae.threshold(1.2) == pytest.approx(0.06)
+    assert decide(mae, 0.059, floor, {"floor": 1.2})[0] == "reproduced"
+    assert decide(mae, 0.061, floor, {"floor": 1.2})[0] == "not reproduced"
+    assert mae.would_change("reproduced", 0.059, 1.2) == "a value above 0.06"
+    accuracy = ClosesGap(0.95, optimum=1.0)
+    assert accuracy.threshold(0.125) == pytest.approx(0.95625)
+    assert decide(accuracy, 0.96, chance, {"chance": 0.125})[0] == "reproduced"
+    assert decide(accuracy, 0.94, chance, {"chance": 0.125})[0] == "not reproduced"
+    assert accuracy.would_change("not reproduced", 0.94, 0.125) == "a value at least 0.956"
+    assert accuracy.describe() == "closes ≥ 95% of the null's gap to 1"
+    with pytest.raises(ValueError, match="no gap"):
+        decide(mae, 0.1, Null("zero", value=0.0), {})
+    with pytest.raises(ValueError, match="share"):
+        ClosesGap(0.0, optimum=0.0)

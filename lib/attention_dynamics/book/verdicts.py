@@ -15,8 +15,12 @@ other schedule), and a rule. The rules:
 - :class:`BeatsNull` — the model must do better than its null ("more orthogonal than at
   initialisation", "EM-like ends lower than SGD"): *reproduced* when the value is on the stated
   side of ``factor`` times the null's value.
+- :class:`ClosesGap` — the model must close a stated share of the gap from its null to the
+  optimum ("matches the Bayes entropy": 95 % of the context-free floor's MAE closed):
+  *reproduced* when it does.
 - :class:`AtNull` — the claim is a failure ("the MLP cannot use its context", "the LSTM stays
-  on the plateau"): *reproduced* when the value is within ``abs_tol`` of the null's.
+  on the plateau"): *reproduced* when the value is within a tolerance of the null's (fixed, or
+  a share of the null's distance to the optimum: it closed at most that much of the gap).
 
 Two things make a run unable to decide, and then the verdict is **inconclusive**, with the
 reason in the row:
@@ -53,9 +57,12 @@ and decides nothing while the interval holds the bound.
 
 Every decision (:class:`Decision`, from :func:`decision`) also has a **basis**, one of
 :data:`BASES`: *evidence for* (reproduced, partly), *evidence against* (not reproduced),
-*undecidable by design* (the null passes the same rule, or the claim says in words why its task
-cannot decide it: ``Claim.undecidable``), *undecided for budget* (the run did not reach the
-regime: unsolved, still learning, a short budget, too few seeds); and a sentence saying **what
+*undecidable by design* (the null passes the same rule, the value lies inside a null's range,
+the claim says in words why its task cannot decide it — ``Claim.undecidable`` — or the claim's own
+setting never reaches the regime it needs — ``Solved.by_design``), *undecided for budget* (the run
+did not reach the regime: unsolved, still learning, a short budget, too few seeds, an interval
+that a larger sample would narrow); a rule that can leave a value undecided names its basis
+(``undecided_basis``); and a sentence saying **what
 would change the verdict** (the value that would flip it, the training or the seeds that would
 decide it, or another task). :func:`tally` counts rows per basis.
 """
@@ -255,33 +262,88 @@ class BeatsNull:
 
 
 @dataclass(frozen=True)
-class AtNull:
-    """A failure claim: reproduced when ``|value - null| <= abs_tol`` (the model is the null)."""
+class ClosesGap:
+    """A success claim stated as an effect size against the null: reproduced when the value
+    closes at least ``share`` of the gap from the null's value to ``optimum`` (an entropy MAE
+    from the context-free floor to 0, an accuracy from chance to 1), not reproduced otherwise."""
 
-    abs_tol: float
+    share: float
+    optimum: float
 
     def __post_init__(self):
-        if not self.abs_tol > 0:
-            raise ValueError(f"abs_tol must be positive; got {self.abs_tol!r}")
+        if not 0 < self.share <= 1:
+            raise ValueError(f"share must be in (0, 1]; got {self.share!r}")
+
+    def threshold(self, null: float | None) -> float:
+        """The value that closes exactly ``share`` of the gap, for this null."""
+        if null is None:
+            raise ValueError("ClosesGap needs a null with a value")
+        if null == self.optimum:
+            raise ValueError(f"the null's value {null!r} is the optimum: there is no gap to close")
+        return null + self.share * (self.optimum - null)
 
     def judge(self, value: float, null: float | None,
               metrics: dict[str, float] | None = None) -> str:
         """The verdict of ``value`` against the null's value ``null`` (``metrics`` unused)."""
-        if null is None:
-            raise ValueError("AtNull needs a null with a value")
-        return REPRODUCED if abs(value - null) <= self.abs_tol else NOT_REPRODUCED
+        limit = self.threshold(null)
+        holds = value <= limit if self.optimum < null else value >= limit
+        return REPRODUCED if holds else NOT_REPRODUCED
 
     def would_change(self, verdict: str, value: float, null: float | None,
                      metrics: dict[str, float] | None = None) -> str:
         """What value would flip ``verdict`` (reproduced or not reproduced), in words."""
-        if null is None:
-            raise ValueError("AtNull needs a null with a value")
-        where = "outside" if verdict == REPRODUCED else "within"
-        return f"a value {where} [{null - self.abs_tol:.3g}, {null + self.abs_tol:.3g}]"
+        limit = self.threshold(null)
+        below = self.optimum < null  # success lies below the threshold
+        if verdict == REPRODUCED:
+            return f"a value {'above' if below else 'below'} {limit:.3g}"
+        return f"a value {'at most' if below else 'at least'} {limit:.3g}"
 
     def describe(self) -> str:
         """The rule in words, for the report's table."""
-        return f"within {self.abs_tol:g} of the null"
+        return f"closes ≥ {self.share:.0%} of the null's gap to {self.optimum:g}"
+
+
+@dataclass(frozen=True)
+class AtNull:
+    """A failure claim: reproduced when ``|value - null|`` is at most the tolerance (the model
+    is the null), which is ``abs_tol``, or ``rel_tol`` times ``|null|`` — for an error whose
+    optimum is 0 (an entropy MAE), the share of the null's distance to the optimum that the
+    model may close and still count as failing. Give exactly one of the two."""
+
+    abs_tol: float | None = None
+    rel_tol: float | None = None
+
+    def __post_init__(self):
+        if (self.abs_tol is None) == (self.rel_tol is None):
+            raise ValueError("give exactly one of abs_tol and rel_tol")
+        tol = self.abs_tol if self.abs_tol is not None else self.rel_tol
+        if not tol > 0:
+            raise ValueError(f"the tolerance must be positive; got {tol!r}")
+
+    def tolerance(self, null: float | None) -> float:
+        """The largest ``|value - null|`` that still counts as the null, for this null."""
+        if null is None:
+            raise ValueError("AtNull needs a null with a value")
+        return self.abs_tol if self.abs_tol is not None else self.rel_tol * abs(null)
+
+    def judge(self, value: float, null: float | None,
+              metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` against the null's value ``null`` (``metrics`` unused)."""
+        tol = self.tolerance(null)
+        return REPRODUCED if abs(value - null) <= tol else NOT_REPRODUCED
+
+    def would_change(self, verdict: str, value: float, null: float | None,
+                     metrics: dict[str, float] | None = None) -> str:
+        """What value would flip ``verdict`` (reproduced or not reproduced), in words."""
+        tol = self.tolerance(null)
+        where = "outside" if verdict == REPRODUCED else "within"
+        return f"a value {where} [{null - tol:.3g}, {null + tol:.3g}]"
+
+    def describe(self) -> str:
+        """The rule in words, for the report's table."""
+        if self.abs_tol is not None:
+            return f"within {self.abs_tol:g} of the null"
+        return f"within {self.rel_tol:.0%} of the null's value (closes at most that share of it)"
 
 
 def _binomial_pmf(j: int, n: int, p: float) -> float:
@@ -396,6 +458,9 @@ class SeedShare:
     p0: float = 0.5
     level: float = 0.95
 
+    undecided_basis = FOR_BUDGET
+    """Too few seeds: more would decide."""
+
     def __post_init__(self):
         if not 0 < self.p0 < 1:
             raise ValueError(f"p0 must be in (0, 1); got {self.p0!r}")
@@ -457,9 +522,15 @@ class SeedShare:
         least = min(j for j in range(k, n + 1) if not _interval_excludes(j, n, self.p0, self.level))
         return f"at least {least} of {n} seeds showing the effect (the interval reaching {self.p0:g})"
 
+    def leans_against(self, value: float, metrics: dict[str, float] | None = None) -> bool:
+        """Whether an undecided share sits on the failing side (at or below ``p0``)."""
+        return value <= self.p0
+
     def describe(self) -> str:
         """The rule in words, for the report's table."""
-        return f"{self.level:.0%} Clopper–Pearson interval of the share above {self.p0:g}"
+        one_sided = 1 - (1 - self.level) / 2
+        return (f"{self.level:.0%} Clopper–Pearson interval of the share (one-sided "
+                f"{one_sided:.1%} bounds) above {self.p0:g}")
 
 
 def _range(metrics: dict[str, float] | None, low_metric: str, high_metric: str,
@@ -486,6 +557,13 @@ class OutsideNullRange:
     low_metric: str
     high_metric: str
     at_most: bool = True
+
+    undecided_basis = BY_DESIGN
+    """Inside the null's range: the statistic cannot tell the run from its null."""
+
+    def leans_against(self, value: float, metrics: dict[str, float] | None = None) -> bool:
+        """Never: a value inside the null's range leans neither way."""
+        return False
 
     def bounds(self, metrics: dict[str, float] | None) -> tuple[float, float]:
         """``(low, high)``, the null's range in this run."""
@@ -536,6 +614,13 @@ class IntervalBound:
     high_metric: str
     at_most: bool = True
 
+    undecided_basis = FOR_BUDGET
+    """An interval that holds the bound: a larger sample would narrow it."""
+
+    def leans_against(self, value: float, metrics: dict[str, float] | None = None) -> bool:
+        """Whether the point value is on the failing side of the bound."""
+        return value > self.bound if self.at_most else value < self.bound
+
     def interval(self, metrics: dict[str, float] | None) -> tuple[float, float]:
         """``(low, high)``, the value's interval in this run."""
         return _range(metrics, self.low_metric, self.high_metric, "the value's interval")
@@ -568,7 +653,7 @@ class IntervalBound:
                 "holding the bound decides nothing")
 
 
-Rule = (Bound | Quantity | BeatsNull | AtNull | SeedShare | OutsideNullRange
+Rule = (Bound | Quantity | BeatsNull | ClosesGap | AtNull | SeedShare | OutsideNullRange
         | IntervalBound)
 
 
@@ -600,12 +685,23 @@ class Solved:
     bits) exceeds ``max_error``, and then no verdict on the claim is drawn.
 
     The same check guards any claim that needs the run to reach a regime first (attention that
-    has left uniform, say): ``unmet`` then says, in words, what the run did not reach.
+    has left uniform, say): ``unmet`` then says, in words, what the run did not reach. Where
+    the run already used the claim's own setting in full (the authors' rates, steps and data),
+    so that training longer is not the answer, ``by_design`` says what would decide the claim
+    instead, and an unmet regime is undecidable by design rather than undecided for budget.
     """
 
     metric: str
     max_error: float
     unmet: str = "the model did not solve the task"
+    by_design: str | None = None
+
+    @property
+    def basis(self) -> str:
+        """The basis of a verdict this check leaves undecided: undecided for budget, or, when
+        ``by_design`` says why more training at this setting is not the answer, undecidable by
+        design."""
+        return FOR_BUDGET if self.by_design is None else BY_DESIGN
 
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why the run cannot decide, or ``None`` if the model solved the task."""
@@ -615,7 +711,10 @@ class Solved:
         return None
 
     def would_decide(self, metrics: dict[str, float] | None = None) -> str:
-        """The training that would decide a claim this check left undecided, in words."""
+        """The training (or, by design, the other setting) that would decide a claim this check
+        left undecided, in words."""
+        if self.by_design is not None:
+            return self.by_design
         return f"training until {self.metric} is at most {self.max_error:g} ({self.unmet} in this run)"
 
 
@@ -763,22 +862,20 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         return Decision(INCONCLUSIVE, undecidable, BY_DESIGN, UNDECIDABLE_CHANGE)
     unsolved = solved.reason(metrics) if solved is not None else None
     if unsolved:
-        return Decision(INCONCLUSIVE, unsolved, FOR_BUDGET, solved.would_decide(metrics))
+        return Decision(INCONCLUSIVE, unsolved, solved.basis, solved.would_decide(metrics))
     failing = [(reason, check.would_decide(metrics)) for check in (still_learning, budget)
                if check is not None for reason in [check.reason(metrics)] if reason]
     unfinished = " and ".join(reason for reason, _ in failing)
     training = "; ".join(needed for _, needed in failing)
     verdict = rule.judge(value, null_value, metrics)
-    if verdict == INCONCLUSIVE and isinstance(rule, OutsideNullRange | IntervalBound):
-        basis = BY_DESIGN if isinstance(rule, OutsideNullRange) else FOR_BUDGET
-        return Decision(INCONCLUSIVE, rule.undecided(value, metrics), basis,
-                        rule.would_change(verdict, value, null_value, metrics))
-    if verdict == INCONCLUSIVE:  # a rule with an interval: too few seeds to tell
+    if verdict == INCONCLUSIVE:  # a rule that can leave a value undecided says on what basis
         reason = rule.undecided(value, metrics)
         change = rule.would_change(verdict, value, null_value, metrics)
-        if unfinished and value <= rule.p0:  # more seeds alone would end at an unfinished failure
+        # a larger sample alone would end at a failure of an unfinished run
+        if (rule.undecided_basis == FOR_BUDGET and unfinished
+                and rule.leans_against(value, metrics)):
             reason, change = f"{reason} and {unfinished}", f"{change}; {training}"
-        return Decision(INCONCLUSIVE, reason, FOR_BUDGET, change)
+        return Decision(INCONCLUSIVE, reason, rule.undecided_basis, change)
     null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
                    and rule.judge(null_value) in (REPRODUCED, PARTLY))
     # without a margin a pass that the null shares decides nothing; with one, a value that does

@@ -2,8 +2,9 @@
 
 :func:`~attention_dynamics.sticky.training.train` fits one fixed sequence per run, full-batch,
 as Paper II does; a long run then memorises that sequence. Here every step draws new sequences
-of the same chain (:func:`~attention_dynamics.tasks.sticky_chain.sample_sticky_chain`, from one
-seeded ``torch.Generator``, so a seed fixes the whole data stream), so the loss being descended
+of the same chain (:func:`~attention_dynamics.tasks.sticky_chain.sample_sticky_chain`, each data
+stream from its own seeded ``torch.Generator``, so a stream's seed fixes its sequences whatever
+other streams run beside it), so the loss being descended
 is an unbiased estimate of the population loss and nothing can be memorised. The update rules
 and learning-rate schedules are those of :mod:`~attention_dynamics.sticky.training` (plain
 gradient descent per group, SGD and EM-like schedules, or Adam).
@@ -94,7 +95,7 @@ def make_probe(sequence_length: int, n_sequences: int, generator: torch.Generato
     Args:
         sequence_length: ``T`` symbols per sequence (``N = T - 1`` positions), at least 3.
         n_sequences: ``P``.
-        generator: a seeded CPU generator, not the one training draws from.
+        generator: a seeded CPU generator, seeded apart from every training stream.
         row_stride: measure every ``row_stride``-th query, from position ``row_stride - 1``
             (at least 1, since row 0 sees one key only).
         dtype: floating dtype of the inputs (that of the weights).
@@ -241,8 +242,18 @@ def _check_streams(streams: Sequence[int] | None, n_runs: int) -> list[int]:
     return streams
 
 
+def _check_stream_seeds(stream_seeds: Sequence[int], n_streams: int) -> list[int]:
+    seeds = list(stream_seeds) if isinstance(stream_seeds, Sequence) else None
+    if (seeds is None or len(seeds) != n_streams
+            or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds)
+            or len(set(seeds)) != n_streams):
+        raise ValueError(f"stream_seeds must give one distinct non-negative int per data stream "
+                         f"({n_streams}); got {stream_seeds!r}")
+    return seeds
+
+
 def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], steps: int,
-                sequence_length: int, generator: torch.Generator, probe: FreshProbe,
+                sequence_length: int, stream_seeds: Sequence[int], probe: FreshProbe,
                 record_every: int = 10, sequences_per_step: int = 1,
                 streams: Sequence[int] | None = None, optimizer: str = "sgd",
                 draw_chunk: int = 50, adam_betas: tuple[float, float] = (0.9, 0.999),
@@ -250,16 +261,18 @@ def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], st
                 block_size: int = 64) -> FreshHistory:
     """Train ``R`` runs online on fresh sequences of the sticky chain; ``params`` is unchanged.
 
-    Every step uses ``n_streams x sequences_per_step`` new sequences of ``sequence_length``
-    symbols, drawn from ``generator`` by :func:`~attention_dynamics.tasks.sticky_chain.sample_sticky_chain`
-    for ``draw_chunk`` steps at a time (one call, step-major, then stream-major: the sampler
-    loops over positions in Python, so one large draw costs about what one small one does);
-    run ``r`` gets the ``sequences_per_step`` sequences of stream
-    ``streams[r]``, so runs that share a stream (one seed under two schedules, say) see
-    exactly the same data and differ only in their schedule. Each run's loss is its mean
-    cross-entropy over all its positions of the step, its gradient the mean of the per-sequence
-    gradients of :func:`~attention_dynamics.sticky.model.loss_and_grads`, and the update is
-    ``training``'s (plain gradient descent with each run's per-group rates, or Adam).
+    Every step uses ``sequences_per_step`` new sequences of ``sequence_length`` symbols per
+    data stream. Stream ``k`` draws them from its own generator, seeded with
+    ``stream_seeds[k]``, by :func:`~attention_dynamics.tasks.sticky_chain.sample_sticky_chain`
+    for ``draw_chunk`` steps at a time (one call per stream, step-major: the sampler loops over
+    positions in Python, so one large draw costs about what one small one does). A stream's
+    sequences therefore depend on its seed alone, not on how many streams run beside it. Run
+    ``r`` gets the sequences of stream ``streams[r]``, so runs that share a stream (one seed
+    under two schedules, say) see exactly the same data and differ only in their schedule.
+    Each run's loss is its mean cross-entropy over all its positions of the step, its gradient
+    the mean of the per-sequence gradients of
+    :func:`~attention_dynamics.sticky.model.loss_and_grads`, and the update is ``training``'s
+    (plain gradient descent with each run's per-group rates, or Adam).
 
     Args:
         params: initial weights of ``R`` runs (:func:`~attention_dynamics.sticky.model.init_params`).
@@ -267,8 +280,9 @@ def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], st
             for all runs, or one per run.
         steps: number of updates (non-negative int).
         sequence_length: ``T`` symbols per training sequence (``T - 1`` positions), at least 2.
-        generator: a seeded CPU ``torch.Generator``; the only source of training data, so the
-            same generator seed (and the same ``params``) gives the same history.
+        stream_seeds: one distinct non-negative int per data stream (``n_streams`` of them,
+            the number of distinct ``streams``): the only source of training data, so the same
+            seeds (and the same ``params``) give the same history.
         probe: the held-out sequences measured at every record (:func:`make_probe`).
         record_every: record every so many steps (and at step 0 and at the end).
         sequences_per_step: sequences per run per step.
@@ -293,8 +307,6 @@ def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], st
     if not isinstance(sequence_length, int) or isinstance(sequence_length, bool) \
             or sequence_length < 2:
         raise ValueError(f"sequence_length must be an int >= 2; got {sequence_length!r}")
-    if not isinstance(generator, torch.Generator):
-        raise ValueError(f"generator must be a torch.Generator; got {type(generator).__name__}")
     if not isinstance(probe, FreshProbe):
         raise ValueError(f"probe must be a FreshProbe (make_probe); got {type(probe).__name__}")
     if probe.data.inputs.shape[-1] != params.w_q.shape[1]:
@@ -305,22 +317,27 @@ def train_fresh(params: HeadParams, schedules: Schedule | Sequence[Schedule], st
     check_positive_int("draw_chunk", draw_chunk)
     stream_of = torch.tensor(_check_streams(streams, params.n_runs))
     n_streams, per_step = int(stream_of.max()) + 1, sequences_per_step
+    generators = [torch.Generator().manual_seed(s)
+                  for s in _check_stream_seeds(stream_seeds, n_streams)]
     rates = rate_tensors(schedules, params)
     params = params.map(torch.clone)
     update = AdamUpdate(params, adam_betas, adam_eps).update if optimizer == "adam" else sgd_update
     device, dtype = params.w_q.device, params.w_q.dtype
-    # run r's j-th sequence of a step is sequence streams[r] * per_step + j of the draw
-    index = (stream_of.unsqueeze(1) * per_step + torch.arange(per_step)).flatten()
+    # run r's j-th sequence of a step is sequence (step % draw_chunk) * per_step + j of
+    # stream streams[r]'s current draw
     n_runs = params.n_runs
+    stream_index = stream_of.repeat_interleave(per_step)
+    within_step = torch.arange(per_step).repeat(n_runs)
     records, snapshots = [], []
-    per_draw = n_streams * per_step
     for step in range(steps + 1):
         if step % draw_chunk == 0:  # whole chunks, so a shorter run sees a prefix of the stream
-            drawn = sample_sticky_chain(sequence_length, generator,
-                                        batch_size=draw_chunk * per_draw, dtype=dtype)
-        offset = (step % draw_chunk) * per_draw
-        x = drawn.inputs[offset + index].to(device)
-        targets = drawn.targets[offset + index].to(device)
+            draws = [sample_sticky_chain(sequence_length, g, batch_size=draw_chunk * per_step,
+                                         dtype=dtype) for g in generators]
+            inputs = torch.stack([d.inputs for d in draws])      # (n_streams, chunk P, N, d_x)
+            labels = torch.stack([d.targets for d in draws])     # (n_streams, chunk P, N)
+        sequence = (step % draw_chunk) * per_step + within_step
+        x = inputs[stream_index, sequence].to(device)
+        targets = labels[stream_index, sequence].to(device)
         expanded = (params if per_step == 1
                     else params.map(lambda w: w.repeat_interleave(per_step, dim=0)))
         result = loss_and_grads(expanded, x, targets, with_grads=step < steps,
