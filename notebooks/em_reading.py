@@ -289,6 +289,16 @@ res.record("em_steps_to_sgd_final_pooled", pooled_steps.mean())
 res.record("em_speedup_pooled", STEPS / pooled_steps.mean())
 res.record("em_steps_pooled_min", pooled_steps.min())
 res.record("em_steps_pooled_max", pooled_steps.max())
+# their 95 % intervals over the same seed resamples (the pooled threshold held fixed)
+boot_pooled = np.percentile(pooled_steps[resampled].mean(axis=1), [2.5, 97.5])
+res.record_all(
+    {"low": boot_pooled[0], "high": boot_pooled[1]},
+    prefix="em_steps_to_sgd_final_pooled_ci_",
+)
+res.record_all(
+    {"low": STEPS / boot_pooled[1], "high": STEPS / boot_pooled[0]},
+    prefix="em_speedup_pooled_ci_",
+)
 
 # Distances to the references: the exact Bayes predictor of each run's own sequence,
 # the bound

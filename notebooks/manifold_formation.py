@@ -853,6 +853,23 @@ manifold.round(3)
 # is not trained on HMM, so there the nulls are initialisation and position).
 
 # %%
+PROBE_PARTS = 8  # disjoint parts of a probe, for the 95 % intervals of this chapter
+T_975 = 2.3646  # Student's t quantile, 97.5 %, PROBE_PARTS - 1 = 7 degrees of freedom
+
+
+def t_interval(parts):
+    """The 95 % Student's t interval ``(low, high)`` of the mean of ``PROBE_PARTS``
+    values."""
+    half = T_975 * parts.std().item() / np.sqrt(PROBE_PARTS)
+    return parts.mean().item() - half, parts.mean().item() + half
+
+
+def probe_part(batch, i):
+    """The ``i``-th of ``PROBE_PARTS`` disjoint slices of ``batch``'s sequences."""
+    size = batch.tokens.shape[0] // PROBE_PARTS
+    return sequences_of(batch, slice(i * size, (i + 1) * size))
+
+
 PROTOCOL_KEYS = dict(
     zip(
         PROTOCOLS,
@@ -889,6 +906,21 @@ for task_name in (*LAYOUTS, "hmm"):
                 f"{prefix}_entropy_corr_{label.lower().replace(' ', '_')}",
                 row["correlation"],
             )
+# the trained bijection models' PC1 share (standardised value positions) on each part of
+# the probe, for its 95 % interval
+for layout, run in bijection_runs.items():
+    task, probe, scored, values, _ = manifold_inputs[layout]
+    trained = at_step(run, max(run["history"].checkpoints))
+    part_shares = []
+    for i in range(PROBE_PARTS):
+        part = probe_part(probe, i)
+        entropy = part.bayes_entropy_bits[:, values + 1]
+        results = protocols_of(trained, part, scored, values, entropy)
+        part_shares.append(results["value positions, standardised"].share)
+    res.record_all(
+        dict(zip(("low", "high"), t_interval(torch.tensor(part_shares)), strict=True)),
+        prefix=f"{layout}_manifold_value_standardised_share_",
+    )
 # %% [markdown]
 # **The HMM, judged on the authors' protocol.** In HMM filtering the entropy varies between
 # sequences at every position, so an axis can be ordered by the entropy beyond what the
@@ -1161,22 +1193,7 @@ res.record("routing_value_gradient_ratio_final", ratio.iloc[-1])
 res.record("routing_value_gradient_ratio_fall", ratio.iloc[-1] / ratio.max())
 # the fall's 95 % interval: the same ratio on disjoint parts of the probe, at the peak
 # checkpoint and the final one, and Student's t over the parts' falls
-PROBE_PARTS = 8
-T_975 = 2.3646  # Student's t quantile, 97.5 %, PROBE_PARTS - 1 = 7 degrees of freedom
-
-
-def t_interval(parts):
-    """The 95 % Student's t interval ``(low, high)`` of the mean of ``PROBE_PARTS``
-    values."""
-    half = T_975 * parts.std().item() / np.sqrt(PROBE_PARTS)
-    return parts.mean().item() - half, parts.mean().item() + half
-
-
-part_size = probe.tokens.shape[0] // PROBE_PARTS
-probe_parts = [
-    sequences_of(probe, slice(i * part_size, (i + 1) * part_size))
-    for i in range(PROBE_PARTS)
-]
+probe_parts = [probe_part(probe, i) for i in range(PROBE_PARTS)]
 
 
 def part_ratios(step):

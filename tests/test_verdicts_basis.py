@@ -458,3 +458,27 @@ def test_closes_gap_from_the_null_to_the_optimum():
         decide(mae, 0.1, Null("zero", value=0.0), {})
     with pytest.raises(ValueError, match="share"):
         ClosesGap(0.0, optimum=0.0)
+
+
+def test_a_quantity_judged_on_its_interval():
+    """The paper's 2.3 (±25 %: 1.725-2.875) against intervals: meeting the window reproduces,
+    missing it on the paper's side of 1 is partly, holding 1 or below it is not reproduced."""
+    rule = Quantity(paper=2.3, rel_tol=0.25, direction=1.0, low_metric="lo", high_metric="hi")
+    none = Null("SGD", value=1.0)
+
+    def verdict(lo, hi, point=1.5):
+        return decide(rule, point, none, {"lo": lo, "hi": hi})[0]
+
+    assert verdict(1.2, 1.8) == "reproduced"      # the point misses, the interval meets
+    assert verdict(2.8, 3.5, 3.1) == "reproduced"
+    assert verdict(1.1, 1.6) == "partly"
+    assert verdict(3.0, 4.0, 3.4) == "partly"
+    assert verdict(0.8, 1.6) == "not reproduced"  # cannot even exclude no effect
+    assert verdict(0.5, 0.9, 0.7) == "not reproduced"
+    assert rule.would_change("partly", 1.5, None, {"lo": 1.1, "hi": 1.6}) == (
+        "an interval meeting [1.72, 2.88]")
+    assert rule.describe().startswith("95 % interval meets within 25% of 2.3")
+    with pytest.raises(ValueError, match="low_metric"):
+        Quantity(paper=2.3, rel_tol=0.25, direction=1.0, low_metric="lo")
+    with pytest.raises(ValueError, match="low <= high"):
+        decide(rule, 1.5, none, {"lo": 2.0, "hi": 1.0})

@@ -183,11 +183,21 @@ class Bound:
 
 @dataclass(frozen=True)
 class Quantity:
-    """Reproduced within ``rel_tol`` of ``paper``; partly if on ``paper``'s side of ``direction``."""
+    """Reproduced within ``rel_tol`` of ``paper`` (the precision the paper states its number to);
+    partly if on ``paper``'s side of ``direction``.
+
+    With ``low_metric`` and ``high_metric`` (the notebook metrics holding the value's interval,
+    e.g. a bootstrap over seeds) the interval is judged instead of the point: reproduced when
+    it meets the paper's window, partly when it misses the window but lies wholly on the
+    paper's side of ``direction``, not reproduced otherwise (it misses the paper's size and
+    cannot even exclude no effect, or it lies on the other side).
+    """
 
     paper: float
     rel_tol: float
     direction: float
+    low_metric: str | None = None
+    high_metric: str | None = None
 
     def __post_init__(self):
         if not self.rel_tol > 0:
@@ -195,13 +205,27 @@ class Quantity:
         if self.paper == self.direction:
             raise ValueError("paper must differ from direction, which separates the effect "
                              "from its absence")
+        if (self.low_metric is None) != (self.high_metric is None):
+            raise ValueError("give both low_metric and high_metric, or neither")
+
+    def interval(self, value: float, metrics: dict[str, float] | None) -> tuple[float, float]:
+        """The value's interval read from the metrics; the point ``(value, value)`` for a rule
+        without interval metrics, or without metrics (a null's value, judged as a point)."""
+        if self.low_metric is None or metrics is None:
+            return value, value
+        return _range(metrics, self.low_metric, self.high_metric, "the value's interval")
 
     def judge(self, value: float, null: float | None = None,
               metrics: dict[str, float] | None = None) -> str:
-        """The verdict of ``value`` (``null`` and ``metrics`` unused)."""
-        if abs(value - self.paper) <= self.rel_tol * abs(self.paper):
+        """The verdict of ``value`` or its interval (``null`` unused)."""
+        low, high = self.interval(value, metrics)
+        window_low, window_high = self.window()
+        if low <= window_high and high >= window_low:
             return REPRODUCED
-        same_side = (value - self.direction) * (self.paper - self.direction) > 0
+        if self.paper > self.direction:
+            same_side = low > self.direction
+        else:
+            same_side = high < self.direction
         return PARTLY if same_side else NOT_REPRODUCED
 
     def window(self) -> tuple[float, float]:
@@ -213,16 +237,19 @@ class Quantity:
                      metrics: dict[str, float] | None = None) -> str:
         """What value would change ``verdict`` (reproduced, partly or not reproduced), in words."""
         low, high = self.window()
+        point = self.low_metric is None
+        what, wholly = ("a value", "") if point else ("an interval", "wholly ")
         if verdict == REPRODUCED:
-            return f"a value outside [{low:.3g}, {high:.3g}]"
+            return f"{what} {wholly}outside [{low:.3g}, {high:.3g}]"
         if verdict == PARTLY:
-            return f"a value within [{low:.3g}, {high:.3g}]"
+            return f"{what} {'within' if point else 'meeting'} [{low:.3g}, {high:.3g}]"
         side = "above" if self.paper > self.direction else "below"
-        return f"a value on the paper's side of {self.direction:.3g} ({side} it)"
+        return f"{what} {wholly}on the paper's side of {self.direction:.3g} ({side} it)"
 
     def describe(self) -> str:
         """The rule in words, for the report's table."""
-        return (f"within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
+        what = "" if self.low_metric is None else "95 % interval meets "
+        return (f"{what}within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
                 f"{self.direction:g}")
 
 
