@@ -857,14 +857,15 @@ display(
 - **inconclusive**: this run cannot decide, for one of two kinds of reason.
   *Undecidable by design*: the null passes the same rule (a predictor that ignores
   what the claim is about would be "reproduced" too), the value lies inside the
-  spread of its null, or the task cannot separate the claim from its null whatever
-  the run. *Undecided for budget*: the verdict rests on the model not having learned
+  spread of its null, the task cannot separate the claim from its null whatever
+  the run, or the claim's own setting, run in full, never reaches the regime the
+  claim is about. *Undecided for budget*: the verdict rests on the model not having learned
   while training stopped before the effect could show (the loss still fell by more
   than {FALL:.0%} over its last tenth, or the run trained on fewer than
   {ShortBudget.min_fraction:.0%} of the sequences that the authors' own training
   script goes through), the model has not reached the regime the claim is about, or
-  too few seeds leave the interval of a share on both sides of one half. The reason
-  is in the row.
+  too few seeds (or too small a probe) leave an interval on both sides of its bound.
+  The reason is in the row.
 
 Every row also says what would change its verdict: the value that would flip a
 decided row, the training or the seeds that would decide an undecided one.

@@ -129,6 +129,15 @@ def test_the_em_reading_checks_and_the_block_coordinate_baseline(results):
     assert m["em_faster_sign_test_p"] == pytest.approx(
         sum(math.comb(int(n), k) for k in range(faster, int(n) + 1)) / 2 ** int(n))
     assert m["em_speedup_ci_low"] <= m["em_speedup"] <= m["em_speedup_ci_high"]
+    assert m["em_faster_share"] == pytest.approx(faster / n)
+    # the pooled numbers' intervals hold them, and are each other's image under STEPS / x
+    assert (m["em_speedup_pooled_ci_low"] - 1e-9 <= m["em_speedup_pooled"]
+            <= m["em_speedup_pooled_ci_high"] + 1e-9)
+    assert m["em_speedup_pooled_ci_low"] == pytest.approx(
+        m["train_steps"] / m["em_steps_to_sgd_final_pooled_ci_high"])
+    for name in ("sgd", "em"):
+        assert m[f"{name}_attention_first_share"] == pytest.approx(
+            m[f"{name}_attention_first_seeds"] / n)
     # best held-out snapshots are no worse than the last ones
     for name in ("sgd", "em", "exact"):
         assert m[f"{name}_best_heldout_gap_to_bayes"] <= m[f"{name}_heldout_gap_to_bayes"]

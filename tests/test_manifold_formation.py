@@ -55,6 +55,18 @@ def test_chapter_four_geometry_numbers_are_in_range(results):
     assert m["hmm_manifold_value_standardised_position_alone"] < 0.99
     assert m["routing_value_gradient_ratio_fall"] <= 1 + 1e-12
     assert math.isfinite(m["mae_fall_after_attention_settle"])
+    # the 95 % intervals over disjoint probe (or evaluation) parts: ordered, in range, and
+    # around the point value where that is their mean's estimate
+    low, high = m["routing_value_gradient_ratio_fall_low"], m["routing_value_gradient_ratio_fall_high"]
+    assert 0 < low < high
+    low, high = m["mae_fall_after_attention_settle_low"], m["mae_fall_after_attention_settle_high"]
+    assert 0 < low < high and low < 3 * m["mae_fall_after_attention_settle"] and high > 0.3 * m[
+        "mae_fall_after_attention_settle"]
+    for layout in LAYOUTS:
+        prefix = f"{layout}_manifold_value_standardised_share"
+        low, high = m[f"{prefix}_low"], m[f"{prefix}_high"]
+        assert 0 < low < high < 1.05, layout  # a t-interval of shares may pass 1 a little
+        assert low - 0.1 < m[prefix] < high + 0.1, layout  # parts of a 1/8 size, near the whole
 
 
 def test_chapter_four_page_shows_the_numbers(built_book, results):

@@ -486,7 +486,7 @@ class SeedShare:
     level: float = 0.95
 
     undecided_basis = FOR_BUDGET
-    """Too few seeds: more would decide."""
+    """The basis of an undecided share (too few seeds; more would decide)."""
 
     def __post_init__(self):
         if not 0 < self.p0 < 1:
@@ -586,7 +586,8 @@ class OutsideNullRange:
     at_most: bool = True
 
     undecided_basis = BY_DESIGN
-    """Inside the null's range: the statistic cannot tell the run from its null."""
+    """The basis of a value inside the null's range (the statistic cannot tell the run from
+    its null)."""
 
     def leans_against(self, value: float, metrics: dict[str, float] | None = None) -> bool:
         """Never: a value inside the null's range leans neither way."""
@@ -642,7 +643,7 @@ class IntervalBound:
     at_most: bool = True
 
     undecided_basis = FOR_BUDGET
-    """An interval that holds the bound: a larger sample would narrow it."""
+    """The basis of an interval that holds the bound (a larger sample would narrow it)."""
 
     def leans_against(self, value: float, metrics: dict[str, float] | None = None) -> bool:
         """Whether the point value is on the failing side of the bound."""
@@ -725,9 +726,9 @@ class Solved:
 
     @property
     def basis(self) -> str:
-        """The basis of a verdict this check leaves undecided: undecided for budget, or, when
-        ``by_design`` says why more training at this setting is not the answer, undecidable by
-        design."""
+        """Undecided for budget, or undecidable by design when ``by_design`` says why more
+        training at this setting is not the answer (the basis of a verdict this check leaves
+        undecided)."""
         return FOR_BUDGET if self.by_design is None else BY_DESIGN
 
     def reason(self, metrics: dict[str, float]) -> str | None:
