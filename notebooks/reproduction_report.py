@@ -859,9 +859,9 @@ display(
   what the claim is about would be "reproduced" too), the value lies inside the
   spread of its null, the task cannot separate the claim from its null whatever
   the run, or the claim's own setting, run in full, never reaches the regime the
-  claim is about. *Undecided for budget*: the verdict rests on the model not having learned
-  while training stopped before the effect could show (the loss still fell by more
-  than {FALL:.0%} over its last tenth, or the run trained on fewer than
+  claim is about. *Undecided for budget*: the verdict rests on the model not having
+  learned while training stopped before the effect could show (the loss still fell by
+  more than {FALL:.0%} over its last tenth, or the run trained on fewer than
   {ShortBudget.min_fraction:.0%} of the sequences that the authors' own training
   script goes through), the model has not reached the regime the claim is about, or
   too few seeds (or too small a probe) leave an interval on both sides of its bound.
