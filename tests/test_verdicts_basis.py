@@ -435,7 +435,7 @@ def test_one_sided_bounds_of_a_directional_share():
     assert low == pytest.approx(0.05 ** (1 / 5), rel=1e-9)
     assert decide(rule, 1.0, HALF, {"seeds": 5})[0] == "reproduced"
     assert decide(rule, 0.8, HALF, {"seeds": 5})[0] == "inconclusive"
-    assert "one-sided 95.0%" in rule.describe()
+    assert "(one-sided 95% bounds)" in rule.describe()
 
 
 def test_closes_gap_from_the_null_to_the_optimum():

@@ -557,7 +557,7 @@ class SeedShare:
         """The rule in words, for the report's table."""
         one_sided = 1 - (1 - self.level) / 2
         return (f"{self.level:.0%} Clopper–Pearson interval of the share (one-sided "
-                f"{one_sided:.1%} bounds) above {self.p0:g}")
+                f"{one_sided * 100:g}% bounds) above {self.p0:g}")
 
 
 def _range(metrics: dict[str, float] | None, low_metric: str, high_metric: str,
