@@ -765,7 +765,7 @@ if decided_elsewhere:
             )
         )
     )
-    display(provenance)
+    display(HTML(provenance.to_html(classes="provenance-table")))
 else:
     display(
         Markdown(
