@@ -44,6 +44,7 @@ from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.book.results import load_build_results, load_profile_results
 from attention_dynamics.book.verdicts import (
     BASES,
+    DIRECTIONAL_LEVEL,
     VERDICTS,
     AtNull,
     BeatsNull,
@@ -83,7 +84,7 @@ FALL = 0.01
 SOLVED_SHARE, FAILED_SHARE = 0.95, 0.05
 # a share of seeds that shows a directional effect is judged by one-sided 95 % bounds
 # (the 90 % two-sided Clopper-Pearson interval): the seeds' sign test at the 5 % level
-SEED_LEVEL = 0.90
+SEED_LEVEL = DIRECTIONAL_LEVEL
 BY_POSITION = (
     "in bijections without replacement the Bayes entropy is a function of the "
     "position alone, so no protocol can tell an axis ordered by entropy from one "

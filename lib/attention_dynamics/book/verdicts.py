@@ -83,6 +83,10 @@ passes the same rule, or the claim is undecidable on its task), a run that did n
 that decides it (inconclusive: unsolved, still learning, a short budget, too few seeds)."""
 EVIDENCE_FOR, EVIDENCE_AGAINST, BY_DESIGN, FOR_BUDGET = BASES
 
+DIRECTIONAL_LEVEL = 0.90
+"""The two-sided Clopper–Pearson level for a share of seeds showing a directional effect: its
+ends are one-sided 95 % bounds, the seeds' sign test at the 5 % level."""
+
 NULL_PASSES_CHANGE = "a task or protocol that separates the claim from its null"
 """What would decide a claim whose null passes the same rule."""
 UNDECIDABLE_CHANGE = "another task (the claim cannot be decided on this one)"
