@@ -151,10 +151,11 @@ def test_on_fresh_sequences_the_attention_sharpens_and_nothing_is_memorised(resu
         assert m[f"fresh_{name}_attention_uniformity_final"] < 0.8
         assert m[f"fresh_{name}_attention_uniformity_init"] > 0.9
         assert m[f"fresh_{name}_symbol_routing_final"] > 2 * m[f"fresh_{name}_symbol_routing_init"]
-        # held-out gap falls and ends within 0.005 nats of its lowest: no memorisation
+        # the page: the held-out gap falls and ends within a tenth of its fall of its lowest
         final = m[f"fresh_{name}_heldout_gap_to_bayes_final"]
-        assert final < m[f"fresh_{name}_heldout_gap_to_bayes_init"]
-        assert final - m[f"fresh_{name}_heldout_gap_min"] < 0.005
+        start, lowest = m[f"fresh_{name}_heldout_gap_to_bayes_init"], m[f"fresh_{name}_heldout_gap_min"]
+        assert final < start
+        assert final - lowest < 0.1 * (start - lowest)
         assert m["fresh_memoryless_gap_to_bayes"] < final
         # the gradient ratio ends no lower than it starts (the page: "does not fade")
         assert (m[f"fresh_{name}_score_value_gradient_ratio_final"]
