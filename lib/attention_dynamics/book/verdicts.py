@@ -252,9 +252,11 @@ class Quantity:
 
     def describe(self) -> str:
         """The rule in words, for the report's table."""
-        what = "" if self.low_metric is None else "95 % interval meets "
-        return (f"{what}within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
-                f"{self.direction:g}")
+        if self.low_metric is None:
+            return (f"within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
+                    f"{self.direction:g}")
+        return (f"interval meets {self.paper:g} ± {self.rel_tol:.0%}; partly if wholly on its "
+                f"side of {self.direction:g}")
 
 
 @dataclass(frozen=True)
