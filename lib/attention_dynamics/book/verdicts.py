@@ -84,8 +84,8 @@ that decides it (inconclusive: unsolved, still learning, a short budget, too few
 EVIDENCE_FOR, EVIDENCE_AGAINST, BY_DESIGN, FOR_BUDGET = BASES
 
 DIRECTIONAL_LEVEL = 0.90
-"""The two-sided Clopper–Pearson level for a share of seeds showing a directional effect: its
-ends are one-sided 95 % bounds, the seeds' sign test at the 5 % level."""
+"""The two-sided Clopper–Pearson level for a share of seeds showing a directional effect (its
+ends are one-sided 95 % bounds, the seeds' sign test at the 5 % level)."""
 
 NULL_PASSES_CHANGE = "a task or protocol that separates the claim from its null"
 """What would decide a claim whose null passes the same rule."""
