@@ -51,6 +51,9 @@ def test_record_all_and_record_spread(tmp_path):
     assert res.metrics == {"train_steps": 100.0, "train_lr": 0.5}
     assert res.record_spread("mae", torch.tensor([0.25, 0.5, 1.5])) == (0.75, 0.25, 1.5)
     assert res.metrics["mae_min"] == 0.25 and res.metrics["mae_max"] == 1.5
+    # each seed's value, in seed order, and their number
+    assert [res.metrics[f"mae_seed{i}"] for i in range(3)] == [0.25, 0.5, 1.5]
+    assert res.metrics["mae_n_seeds"] == 3 and "mae_seed3" not in res.metrics
     with pytest.raises(ValueError, match="already recorded"):
         res.record_spread("mae", [1.0])
     with pytest.raises(ValueError, match="non-empty 1-D"):

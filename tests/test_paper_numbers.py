@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from attention_dynamics.book import paper_numbers
+from attention_dynamics.book.claims import REGISTRY
 from attention_dynamics.book.paper_numbers import (
     AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY,
     AUTHORS_TRAINING_SEQUENCES,
@@ -16,6 +17,7 @@ from attention_dynamics.book.paper_numbers import (
     VALUE_MANIFOLD_PC1_SHARE,
     PaperNumber,
 )
+from attention_dynamics.book.verdicts import Quantity
 from attention_dynamics.models.registry import ARCHITECTURES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,53 +58,28 @@ def test_the_tables_cover_every_architecture_and_task():
     assert 0 < VALUE_MANIFOLD_PC1_SHARE.value < 1
 
 
-def _report_calls(name: str) -> tuple[list[ast.Call], dict]:
-    """The report's calls of ``name`` (``Claim``, ``Quantity``), and a namespace that evaluates
-    their arguments: the paper numbers and the report's aliases of them."""
-    tree = ast.parse((ROOT / "notebooks" / "reproduction_report.py").read_text())
-    namespace = {table: getattr(paper_numbers, table) for table in (*TABLES, "VALUE_MANIFOLD_PC1_SHARE")}
-    for node in tree.body:  # aliases such as MLP_BIJECTION = ENTROPY_MAE_BITS["mlp", "bijection"]
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript)
-                and getattr(node.value.value, "id", None) in TABLES):
-            exec(compile(ast.Module([node], []), "reproduction_report.py", "exec"), namespace)
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and getattr(node.func, "id", None) == name]
-    return calls, namespace
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
 def test_the_report_judges_quantities_by_the_module_numbers():
-    quantities, namespace = _report_calls("Quantity")
+    quantities = [claim.rule for claim in REGISTRY.values() if isinstance(claim.rule, Quantity)]
     assert len(quantities) >= 3
     values = {number.value for number in NUMBERS if number.value is not None}
-    for call in quantities:
-        (paper,) = [k.value for k in call.keywords if k.arg == "paper"]
-        assert not isinstance(paper, ast.Constant), ast.unparse(call)
-        assert eval(compile(ast.Expression(paper), "paper", "eval"), namespace) in values, \
-            ast.unparse(call)
+    assert all(rule.paper in values for rule in quantities), quantities
 
 
 def test_the_report_quotes_the_module_texts():
-    claims, namespace = _report_calls("Claim")
-    assert len(claims) > 15
     from_module = 0
-    for call in claims:
-        paper = call.args[2] if len(call.args) > 2 else next(
-            k.value for k in call.keywords if k.arg == "paper")
-        if isinstance(paper, ast.Constant):  # a qualitative claim: "exact", "lower", ...
-            assert not any(c.isdigit() for c in paper.value), paper.value
-        else:  # the paper's number, as the module quotes it
-            assert _names(paper) & set(namespace), ast.unparse(paper)
+    for claim in REGISTRY.values():
+        if any(c.isdigit() for c in claim.paper):  # the paper's number, as the module quotes it
+            assert any(text in claim.paper for text in QUOTED), claim.paper
             from_module += 1
+        # else a qualitative claim: "exact", "lower", ...
     assert from_module >= 10
 
 
-@pytest.mark.parametrize("notebook", ["reproduction_report", "content_routing"])
-def test_notebooks_type_no_paper_number(notebook):
-    tree = ast.parse((ROOT / "notebooks" / f"{notebook}.py").read_text())
+@pytest.mark.parametrize("source", ["lib/attention_dynamics/book/claims.py",
+                                    "notebooks/reproduction_report.py",
+                                    "notebooks/content_routing.py"])
+def test_the_claims_and_notebooks_type_no_paper_number(source):
+    tree = ast.parse((ROOT / source).read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Quantity":
             paper = next(k.value for k in node.keywords if k.arg == "paper")

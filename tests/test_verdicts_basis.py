@@ -12,6 +12,7 @@ from attention_dynamics.book.verdicts import (
     BeatsNull,
     Bound,
     Claim,
+    ClosesGap,
     Decision,
     Null,
     Quantity,
@@ -23,7 +24,10 @@ from attention_dynamics.book.verdicts import (
     clopper_pearson,
     decide,
     decision,
+    headline_row,
+    seed_values,
     seeds_needed,
+    split_halves,
     tally,
 )
 
@@ -277,7 +281,7 @@ def test_what_would_change_a_reported_number():
 
 # --- rows and the tally ----------------------------------------------------------------------
 
-ROW_KEYS = ["claim", "source", "paper", "null", "null value", "ours", "rule", "verdict",
+ROW_KEYS = ["key", "claim", "source", "paper", "null", "null value", "ours", "rule", "verdict",
             "reason", "basis", "would change", "interval low", "interval high", "profile",
             "device"]
 
@@ -482,3 +486,92 @@ def test_a_quantity_judged_on_its_interval():
         Quantity(paper=2.3, rel_tol=0.25, direction=1.0, low_metric="lo")
     with pytest.raises(ValueError, match="low <= high"):
         decide(rule, 1.5, none, {"lo": 2.0, "hi": 1.0})
+
+
+# --- the headline and the figure's orientation ------------------------------------------------
+
+def test_the_headline_takes_decide_only_where_its_results_are_current():
+    quick, decide = {"profile": "quick", "verdict": "inconclusive"}, {"profile": "decide"}
+    assert headline_row(quick, decide, decide_current=True) is decide
+    assert headline_row(quick, decide, decide_current=False) is quick
+    assert headline_row(quick, None, decide_current=True) is quick
+
+
+@pytest.mark.parametrize("rule, null, lower", [
+    (Bound(0.05), None, True), (Bound(1.0, at_most=False), None, False),
+    (BeatsNull(), 0.3, True), (BeatsNull(at_most=False), 0.3, False),
+    (ClosesGap(0.95, optimum=0.0), 1.1, True), (ClosesGap(0.95, optimum=1.0), 0.1, False),
+    (Quantity(paper=2.3, rel_tol=0.25, direction=1.0), None, False),
+    (Quantity(paper=430, rel_tol=0.25, direction=1000), None, True),
+    (SeedShare("seeds"), 0.5, False), (AtNull(rel_tol=0.05), 1.1, True),
+])
+def test_lower_is_better_follows_the_side_the_rule_rewards(rule, null, lower):
+    assert rule.lower_is_better(null) is lower
+    # and agrees with the verdicts: a value far on the rewarded side of the null passes a
+    # rule that compares with the null
+    if isinstance(rule, BeatsNull | ClosesGap):
+        far = null * 0.01 if lower else null * 100
+        far = min(far, 1.0) if isinstance(rule, ClosesGap) and not lower else far
+        assert rule.judge(far, null) == "reproduced"
+
+
+# --- seeds: judged one by one, and on each half ------------------------------------------------
+
+def per_seed(metric: str, values: list[float]) -> dict[str, float]:
+    return {f"{metric}_seed{i}": v for i, v in enumerate(values)} | {f"{metric}_n_seeds": len(values)}
+
+
+def test_seed_values_and_halves_read_what_record_seeds_writes():
+    metrics = per_seed("mae", [0.1, 0.2, 0.3, 0.6, 0.9])
+    assert seed_values(metrics, "mae") == [0.1, 0.2, 0.3, 0.6, 0.9]
+    assert seed_values(metrics, "other") is None
+    assert split_halves([0.1, 0.2, 0.3, 0.6, 0.9]) == pytest.approx((0.15, 0.6))
+    assert split_halves([0.4]) is None
+
+
+def test_a_verdict_that_the_halves_of_the_seeds_decide_oppositely_is_fragile():
+    rule = BeatsNull(factor=0.5)
+    null = Null("blind", "blind")
+    metrics = {"blind": 1.0}
+    # the mean (0.45) passes; the first half (0.1) passes, the second (0.8) does not
+    made = decision(rule, 0.45, null, metrics, halves=(0.1, 0.8))
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    assert made.reason.startswith("fragile: the first half of the seeds gives reproduced (0.1)")
+    assert made.would_change == "more seeds, on which both halves agree"
+    # halves that agree leave the verdict as it was
+    assert decision(rule, 0.45, null, metrics, halves=(0.4, 0.49)).verdict == "reproduced"
+    assert decision(rule, 0.7, null, metrics, halves=(0.6, 0.8)).verdict == "not reproduced"
+
+
+def test_a_share_of_seeds_is_fragile_when_its_halves_fall_on_both_sides_of_p0():
+    rule = SeedShare("seeds", level=0.90)
+    metrics = {"seeds": 12}
+    # 9 of 12 is not decided at one-sided 95 %; 10 of 12 is, and then its halves matter
+    assert decision(rule, 10 / 12, HALF, metrics, halves=(1.0, 4 / 6)).verdict == "reproduced"
+    assert rule.judge_point(0.5) == "inconclusive" and rule.judge_point(0.4) == "not reproduced"
+    split = decision(rule, 10 / 12, HALF, metrics, halves=(1.0, 2 / 6))
+    assert split.verdict == "inconclusive" and split.reason.startswith("fragile")
+
+
+def test_a_claim_judged_seed_by_seed_counts_the_seeds_that_pass():
+    chance = Null("chance", value=0.1)
+    claim = Claim("solves recall", "Paper I", "0.978", "nb", "accuracy", chance,
+                  SeedShare("accuracy_n_seeds", level=0.90),
+                  each_seed=ClosesGap(0.95, optimum=1.0), key="solves-recall")
+    accuracies = [1.0, 0.99, 0.97, 0.88, 1.0, 0.999]  # the bar is 0.955: 5 of 6 pass
+    content = {"metrics": {"accuracy": sum(accuracies) / 6} | per_seed("accuracy", accuracies),
+               "profile": "quick", "device": "cpu"}
+    row = claim.row({"nb": content})
+    assert row["ours"] == pytest.approx(5 / 6)
+    assert row["verdict"] == "inconclusive" and "5 of 6 seeds" in row["reason"]
+    assert row["rule"].startswith("each seed closes ≥ 95% of the null's gap to 1")
+    all_pass = [1.0] * 6
+    content["metrics"] |= per_seed("accuracy", all_pass)
+    assert claim.row({"nb": content})["verdict"] == "reproduced"
+    # without per-seed values the claim cannot be judged seed by seed
+    content["metrics"] = {"accuracy": 1.0}
+    with pytest.raises(KeyError, match="per-seed values"):
+        claim.row({"nb": content})
+    # the per-seed rule is part of the fingerprint
+    assert claim.fingerprint != dataclasses.replace(
+        claim, each_seed=ClosesGap(0.9, optimum=1.0)).fingerprint

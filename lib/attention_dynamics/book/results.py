@@ -174,13 +174,25 @@ class Results:
         for name, value in values.items():
             self.record(prefix + name, value)
 
-    def record_spread(self, name: str, values) -> tuple[float, float, float]:
-        """Record the mean of ``values`` (one per seed) as ``name``, and its extremes as
-        ``name_min`` and ``name_max``; return the three."""
+    def record_seeds(self, name: str, values) -> np.ndarray:
+        """Record each seed's value of ``name``: ``name_seed<i>`` for the ``i``-th of ``values``
+        (one per seed, in seed order) and their number as ``name_n_seeds``, so that the report
+        can judge a claim seed by seed and on each half of the seeds. Returns the values as a
+        float64 array."""
         data = np.asarray(values.cpu() if isinstance(values, torch.Tensor) else values,
                           dtype=float)
         if data.ndim != 1 or data.size == 0:
             raise ValueError(f"values must be a non-empty 1-D sequence; got shape {data.shape}")
+        for index, value in enumerate(data):
+            self.record(f"{name}_seed{index}", value)
+        self.record(f"{name}_n_seeds", data.size)
+        return data
+
+    def record_spread(self, name: str, values) -> tuple[float, float, float]:
+        """Record the mean of ``values`` (one per seed) as ``name``, its extremes as
+        ``name_min`` and ``name_max``, and each seed's value (:meth:`record_seeds`); return the
+        mean and the extremes."""
+        data = self.record_seeds(name, values)
         return (self.record(name, data.mean()), self.record(f"{name}_min", data.min()),
                 self.record(f"{name}_max", data.max()))
 

@@ -69,8 +69,13 @@ decide it, or another task). :func:`tally` counts rows per basis.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
+import statistics
 from dataclasses import dataclass
+
+from scipy.stats import binom, binomtest
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "inconclusive")
 """The four verdicts, strongest first."""
@@ -177,6 +182,13 @@ class Bound:
                          f"{null:.3g})")
         return text
 
+    judge_point = judge  # a point is what this rule judges anyway
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return self.at_most
+
     def describe(self) -> str:
         """The rule in a few symbols, for the report's table."""
         text = f"{'≤' if self.at_most else '≥'} {self.bound:g}"
@@ -250,6 +262,16 @@ class Quantity:
         side = "above" if self.paper > self.direction else "below"
         return f"{what} {wholly}on the paper's side of {self.direction:.3g} ({side} it)"
 
+    def judge_point(self, value: float, null: float | None = None,
+                    metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` as a point (its interval metrics unused)."""
+        return self.judge(value, null)
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return self.paper < self.direction
+
     def describe(self) -> str:
         """The rule in words, for the report's table."""
         if self.low_metric is None:
@@ -287,6 +309,13 @@ class BeatsNull:
         if self.factor != 1:
             text += f" ({self.factor:g} × the null's {null:.3g})"
         return text
+
+    judge_point = judge  # a point is what this rule judges anyway
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return self.at_most
 
     def describe(self) -> str:
         """The rule in a few symbols, for the report's table."""
@@ -331,6 +360,13 @@ class ClosesGap:
             return f"a value {'above' if below else 'below'} {limit:.3g}"
         return f"a value {'at most' if below else 'at least'} {limit:.3g}"
 
+    judge_point = judge  # a point is what this rule judges anyway
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return self.optimum < self.threshold(null)
+
     def describe(self) -> str:
         """The rule in words, for the report's table."""
         return f"closes ≥ {self.share:.0%} of the null's gap to {self.optimum:g}"
@@ -372,6 +408,13 @@ class AtNull:
         where = "outside" if verdict == REPRODUCED else "within"
         return f"a value {where} [{null - tol:.3g}, {null + tol:.3g}]"
 
+    judge_point = judge  # a point is what this rule judges anyway
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return True  # an error stays at its null; the side does not decide a failure
+
     def describe(self) -> str:
         """The rule in words, for the report's table."""
         if self.abs_tol is not None:
@@ -379,53 +422,12 @@ class AtNull:
         return f"within {self.rel_tol:.0%} of the null's value (closes at most that share of it)"
 
 
-def _binomial_pmf(j: int, n: int, p: float) -> float:
-    """P(X = j) for X ~ Binomial(n, p), 0 < p < 1, through logarithms (no overflow)."""
-    log_pmf = (math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
-               + j * math.log(p) + (n - j) * math.log1p(-p))
-    return math.exp(log_pmf)
-
-
-def _falling_sum(k: int, n: int, p: float, upward: bool) -> float:
-    """The sum of P(X = j) from ``j = k`` away from the mode (up to ``n``, or down to 0), whose
-    terms fall all the way: stopped once a term is below 1e-17 of the sum."""
-    ratio = p / (1 - p)
-    term = _binomial_pmf(k, n, p)
-    terms = []
-    total = 0.0
-    j = k
-    while term > 0 and term > 1e-17 * total:
-        terms.append(term)
-        total += term
-        if upward:
-            if j == n:
-                break
-            term *= (n - j) / (j + 1) * ratio
-            j += 1
-        else:
-            if j == 0:
-                break
-            term *= j / (n - j + 1) / ratio
-            j -= 1
-    return math.fsum(terms)
-
-
 def binomial_tail(k: int, n: int, p: float, upper: bool) -> float:
-    """P(X >= k) (``upper``) or P(X <= k) (not ``upper``) for X ~ Binomial(n, p), exactly up to
-    float round-off: the terms are summed from ``k`` away from the mode, where they fall, and a
-    tail that holds the mode is one minus the other tail."""
+    """P(X >= k) (``upper``) or P(X <= k) (not ``upper``) for X ~ Binomial(n, p), from
+    ``scipy.stats.binom``."""
     if not 0 <= p <= 1:
         raise ValueError(f"p must be in [0, 1]; got {p!r}")
-    if upper and k <= 0 or not upper and k >= n:
-        return 1.0
-    if upper and k > n or not upper and k < 0:
-        return 0.0
-    if p in (0, 1):  # X is 0 or n for sure
-        return float((n if p == 1 else 0) >= k) if upper else float((n if p == 1 else 0) <= k)
-    mode = math.floor((n + 1) * p)
-    if upper:
-        return _falling_sum(k, n, p, True) if k >= mode else 1 - _falling_sum(k - 1, n, p, False)
-    return _falling_sum(k, n, p, False) if k <= mode else 1 - _falling_sum(k + 1, n, p, True)
+    return float(binom.sf(k - 1, n, p) if upper else binom.cdf(k, n, p))
 
 
 def _check_level(level: float) -> None:
@@ -433,32 +435,16 @@ def _check_level(level: float) -> None:
         raise ValueError(f"level must be in (0, 1); got {level!r}")
 
 
-def _bisect(f, increasing: bool) -> float:
-    """The root in [0, 1] of ``f``, monotone in the stated sense, by bisection to float
-    resolution."""
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        if (f(middle) < 0) == increasing:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2
-
-
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """The exact two-sided Clopper–Pearson interval at ``level`` for a proportion with ``k``
-    successes in ``n`` trials: its low end solves P(X >= k; p) = (1 - level) / 2 (0 when k = 0),
-    its high end P(X <= k; p) = (1 - level) / 2 (1 when k = n)."""
+    successes in ``n`` trials (``scipy.stats.binomtest(k, n).proportion_ci(level, "exact")``):
+    its low end solves P(X >= k; p) = (1 - level) / 2 (0 when k = 0), its high end
+    P(X <= k; p) = (1 - level) / 2 (1 when k = n)."""
     if n < 1 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n and n >= 1; got k={k!r}, n={n!r}")
     _check_level(level)
-    alpha = (1 - level) / 2
-    low = 0.0 if k == 0 else _bisect(lambda p: binomial_tail(k, n, p, True) - alpha, True)
-    high = 1.0 if k == n else _bisect(lambda p: binomial_tail(k, n, p, False) - alpha, False)
-    return low, high
+    interval = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    return float(interval.low), float(interval.high)
 
 
 def _interval_excludes(k: int, n: int, p0: float, level: float) -> bool:
@@ -559,6 +545,17 @@ class SeedShare:
         """Whether an undecided share sits on the failing side (at or below ``p0``)."""
         return value <= self.p0
 
+    def judge_point(self, value: float, null: float | None = None,
+                    metrics: dict[str, float] | None = None) -> str:
+        """The side of ``p0`` that the share ``value`` lies on, without its interval:
+        reproduced above, not reproduced below, inconclusive at ``p0``."""
+        return REPRODUCED if value > self.p0 else NOT_REPRODUCED if value < self.p0 else INCONCLUSIVE
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return False
+
     def describe(self) -> str:
         """The rule in words, for the report's table."""
         one_sided = 1 - (1 - self.level) / 2
@@ -630,6 +627,13 @@ class OutsideNullRange:
             return f"a value inside the null's range or {claimed}"
         return f"a value {claimed} (for), or {other} (against)"
 
+    judge_point = judge  # a point is what this rule judges anyway
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return self.at_most
+
     def describe(self) -> str:
         side = "below" if self.at_most else "above"
         return f"{side} the null's range; inside it decides nothing"
@@ -681,6 +685,16 @@ class IntervalBound:
         if verdict == REPRODUCED:
             return f"an interval reaching {side} {self.bound:g}"
         return f"an interval reaching {other} {self.bound:g}"
+
+    def judge_point(self, value: float, null: float | None = None,
+                    metrics: dict[str, float] | None = None) -> str:
+        """The verdict of ``value`` as a point, against the bound (its interval unused)."""
+        return NOT_REPRODUCED if self.leans_against(value) else REPRODUCED
+
+    def lower_is_better(self, null: float | None = None) -> bool:
+        """Whether the claim wants its number below the null (an error, a fall) rather than
+        above it; ``null`` is the null's value, where the rule needs it."""
+        return self.at_most
 
     def describe(self) -> str:
         return (f"interval {'≤' if self.at_most else '≥'} {self.bound:g}; "
@@ -871,7 +885,8 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
              still_learning: StillLearning | None = None,
              solved: Solved | None = None,
              budget: ShortBudget | Outlasted | None = None,
-             undecidable: str | None = None) -> Decision:
+             undecidable: str | None = None,
+             halves: tuple[float, float] | None = None) -> Decision:
     """The :class:`Decision` on ``value`` under ``rule`` against ``null``.
 
     Args:
@@ -887,6 +902,9 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
             where the claim is about what training reaches.
         undecidable: why the task cannot decide the claim by design, in words; the claim is
             then inconclusive whatever the value.
+        halves: the value on the first and on the second half of the seeds, where the run has
+            several; a decided verdict that the two halves, each judged as a point
+            (``rule.judge_point``), decide in opposite ways is inconclusive: fragile.
 
     Returns:
         The verdict, its reason (empty unless inconclusive), its basis and what would change it.
@@ -924,6 +942,13 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
                                                          and verdict == REPRODUCED)
     if unfinished and rests_on_not_learning:
         return Decision(INCONCLUSIVE, unfinished, FOR_BUDGET, training)
+    if halves is not None:
+        first, second = (rule.judge_point(half, null_value, metrics) for half in halves)
+        if {first, second} & {REPRODUCED, PARTLY} and NOT_REPRODUCED in {first, second}:
+            return Decision(INCONCLUSIVE,
+                            f"fragile: the first half of the seeds gives {first} "
+                            f"({halves[0]:.3g}), the second {second} ({halves[1]:.3g})",
+                            FOR_BUDGET, "more seeds, on which both halves agree")
     basis = EVIDENCE_AGAINST if verdict == NOT_REPRODUCED else EVIDENCE_FOR
     return Decision(verdict, "", basis, rule.would_change(verdict, value, null_value, metrics))
 
@@ -960,11 +985,44 @@ def tally(rows) -> dict[str, int]:
     return counts
 
 
+def seed_values(metrics: dict[str, float], metric: str) -> list[float] | None:
+    """Each seed's value of ``metric``, in seed order (the notebook's ``<metric>_seed<i>``, as
+    ``Results.record_seeds`` writes them), or ``None`` where it recorded none."""
+    count = metrics.get(f"{metric}_n_seeds")
+    if count is None:
+        return None
+    return [_metric(metrics, f"{metric}_seed{index}", "the per-seed values")
+            for index in range(int(count))]
+
+
+def split_halves(values: list[float]) -> tuple[float, float] | None:
+    """The mean of the first ``n // 2`` values and of the rest (``None`` for fewer than 2)."""
+    if len(values) < 2:
+        return None
+    middle = len(values) // 2
+    return statistics.fmean(values[:middle]), statistics.fmean(values[middle:])
+
+
+def headline_row(quick: dict, decide: dict | None, decide_current: bool) -> dict:
+    """The row that stands for a claim in the report's tally and figure: its most decisive
+    current evidence. That is the decide profile's row (longer runs on more seeds) where one
+    exists and its results were made by the current library (``decide_current``), and the
+    quick build's row otherwise. Either is a :meth:`Claim.row`, whose ``profile`` says which."""
+    return decide if decide is not None and decide_current else quick
+
+
 @dataclass(frozen=True)
 class Claim:
     """One tested claim: its text, source, the paper's number, its null, and how ours is judged.
 
-    ``undecidable``, when given, says in words why the claim's task cannot decide it whatever the
+    ``each_seed``, when given, judges a claim about every run ("the Mamba solves recall") seed by
+    seed: it judges each seed's value of ``metric`` against the null, the claim's value is the
+    share of seeds it reproduces, and ``rule`` (a :class:`SeedShare` on ``<metric>_n_seeds``)
+    judges that share. Wherever the notebook recorded each seed's value, the verdict is also
+    checked on each half of the seeds (:func:`decision`'s ``halves``).
+
+    ``key`` names the claim in the registry (:mod:`~attention_dynamics.book.claims`) and the
+    rule log. ``undecidable``, when given, says in words why the claim's task cannot decide it whatever the
     run (e.g. a Bayes entropy that is a function of the position alone cannot separate entropy
     order from position order); the claim is then always inconclusive, undecidable by design,
     with that reason, and its value and null are still shown.
@@ -981,15 +1039,33 @@ class Claim:
     solved: Solved | None = None
     budget: ShortBudget | Outlasted | None = None
     undecidable: str | None = None
+    key: str | None = None
+    each_seed: Bound | BeatsNull | ClosesGap | AtNull | None = None
 
     def __post_init__(self):
         if self.undecidable is not None and not self.undecidable.strip():
             raise ValueError("undecidable must say why the task cannot decide the claim, or be None")
+        if self.key is not None and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", self.key):
+            raise ValueError(f"key must be lower-case words joined by hyphens; got {self.key!r}")
+
+    @property
+    def fingerprint(self) -> str:
+        """The SHA-256 digest (hex, first 16 digits) of everything that decides the verdict.
+
+        That is the notebook and metric, the null, the rule (its threshold and level), the
+        checks of training, task and budget, and the undecidable reason; not the claim's
+        wording, source or the paper's quoted text. Two claims with the same fingerprint are
+        judged alike on any results."""
+        decisive = (self.notebook, self.metric, self.null, self.rule, self.still_learning,
+                    self.solved, self.budget, self.undecidable)
+        if self.each_seed is not None:
+            decisive += (self.each_seed,)
+        return hashlib.sha256(repr(decisive).encode()).hexdigest()[:16]
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
 
-        The keys: ``claim``, ``source``, ``paper``, ``null``, ``null value``, ``ours``, ``rule``,
+        The keys: ``key``, ``claim``, ``source``, ``paper``, ``null``, ``null value``, ``ours``, ``rule``,
         ``verdict``, ``reason``, ``basis``, ``would change``, ``interval low`` and ``interval
         high`` (the Clopper–Pearson interval of a :class:`SeedShare`; NaN for other rules),
         ``profile``, ``device``.
@@ -1004,19 +1080,31 @@ class Claim:
         value = _metric(metrics, self.metric, f"claim {self.claim!r} of {self.notebook!r}")
         if not math.isfinite(value):
             raise ValueError(f"metric {self.metric!r} of {self.notebook!r} is not finite")
-        made = decision(self.rule, value, self.null, metrics, self.still_learning, self.solved,
-                        self.budget, self.undecidable)
         null_value = self.null.resolve(metrics)
+        values = seed_values(metrics, self.metric)
+        if self.each_seed is not None:  # the value is the share of seeds that pass
+            if values is None:
+                raise KeyError(f"claim {self.claim!r} is judged seed by seed, and "
+                               f"{self.notebook!r} recorded no per-seed values of {self.metric!r}")
+            values = [float(self.each_seed.judge(one, null_value) == REPRODUCED)
+                      for one in values]
+            value = statistics.fmean(values)
+        made = decision(self.rule, value, self.null, metrics, self.still_learning, self.solved,
+                        self.budget, self.undecidable,
+                        split_halves(values) if values is not None else None)
         low, high = (self.rule.interval(value, metrics) if isinstance(self.rule, SeedShare)
                      else (math.nan, math.nan))
         return {
+            "key": self.key,
             "claim": self.claim,
             "source": self.source,
             "paper": self.paper,
             "null": self.null.label,
             "null value": null_value,
             "ours": value,
-            "rule": self.rule.describe(),
+            "rule": self.rule.describe() if self.each_seed is None else (
+                f"each seed {self.each_seed.describe()}; the share of such seeds: "
+                f"{self.rule.describe()}"),
             "verdict": made.verdict,
             "reason": made.reason,
             "basis": made.basis,
