@@ -23,9 +23,9 @@
 # the Mamba's implicit attention, checked against autograd.
 #
 # `profile` is `quick` (two CPU cores, a few minutes: small tasks, small models, short runs,
-# two seeds), `decide` (the same tasks and models trained longer on three seeds, about an
-# hour: `make decide`) or `paper` (the papers' task and model sizes, longer runs, more seeds;
-# for a GPU).
+# three seeds), `decide` (the same tasks and models trained longer on six seeds, about
+# an hour and a half: `make decide`) or `paper` (the papers' task and model sizes,
+# longer runs, more seeds; for a GPU).
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -42,6 +42,7 @@ import seaborn as sns
 import torch
 from myst_nb import glue
 
+from attention_dynamics.book.claims import SOLVED_SHARE
 from attention_dynamics.book.notebook import setup_notebook
 from attention_dynamics.book.paper_numbers import (
     AUTHORS_TRAINING_SEQUENCES,
@@ -140,14 +141,14 @@ quick = dict(
         mlp=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
     ),
     warmup_steps=50,
-    n_seeds=2,
+    n_seeds=3,
     eval_batches=2,
     eval_batch_size=500,
     probe_size=256,
     recall_checkpoints=8,
     gradient_check_size=8,
     deep_mamba=dict(n_layers=2, d_state=8),
-    deep_mamba_seeds=2,
+    deep_mamba_seeds=3,
     capacity_d_state=2,
 )
 settings = select(
@@ -155,12 +156,12 @@ settings = select(
     quick=quick,
     # the failure claims decided: every architecture trains 4 (bijection) and 10 (HMM
     # filtering) times quick's steps, several times what the transformer needs there, on
-    # three seeds (two for the deep Mambas)
+    # six seeds, enough for a claim on every seed to clear one-sided 95 % bounds
     decide=quick
     | dict(
         steps=dict(bijection=1200, hmm=4000, recall=1000),
-        n_seeds=3,
-        deep_mamba_seeds=2,
+        n_seeds=6,
+        deep_mamba_seeds=6,
     ),
     paper=dict(
         tasks=dict(
@@ -411,19 +412,32 @@ solve_bars = {
     "bijection": ("mae_mean_curve", 0.05),
     "hmm": ("mae_per_sample", 0.5 * blind["average_curve"]),
 }
-for name, (measure, bar) in solve_bars.items():
+chance = tasks["recall"].chance_accuracy
+recall_bar = chance + SOLVED_SHARE * (1 - chance)  # the report's "solves recall"
+
+
+def meets_bar(name, model):
+    """Whether ``model`` is at the report's bar on task ``name`` (held-out set)."""
+    if name == "recall":
+        with torch.no_grad():
+            accuracy = np.mean(
+                [recall_accuracy(model(b.tokens), b) for b in eval_sets["recall"]]
+            )
+        return accuracy >= recall_bar
+    measure, bar = solve_bars[name]
+    report = evaluate(
+        model,
+        eval_sets[name],
+        answer_tokens=getattr(tasks[name], "answer_tokens", None),
+    )
+    return getattr(report, measure) <= bar
+
+
+for name in TASKS:
     history = runs["transformer", name, 0].history
     probe_model = build_model(configs[name]["transformer"], torch.Generator()).to(dev)
     meets = {
-        step: getattr(
-            evaluate(
-                history.load_checkpoint(probe_model, step),
-                eval_sets[name],
-                answer_tokens=getattr(tasks[name], "answer_tokens", None),
-            ),
-            measure,
-        )
-        <= bar
+        step: meets_bar(name, history.load_checkpoint(probe_model, step))
         for step in sorted(history.checkpoints)
     }
     steps_in_order = sorted(meets)
@@ -469,7 +483,8 @@ table
 # The chapter's words for these comparisons are computed here from the numbers above, so that
 # its sentences say what this run shows whatever it shows: a model "lags" when its mean MAE is
 # more than twice that of the better routing model, sits "far below" the MLP's floor when its
-# MAE is under half of it, and "solves" recall on a seed when its accuracy exceeds 0.9.
+# MAE is under half of it, and "solves" recall on a seed when its accuracy closes 95 % of
+# chance's gap to 1, as the report's rule.
 
 
 # %%
@@ -510,7 +525,7 @@ glue(
     display=False,
 )
 solved = {
-    arch: sum(runs[arch, "recall", r].accuracy > 0.9 for r in range(len(seeds)))
+    arch: sum(runs[arch, "recall", r].accuracy >= recall_bar for r in range(len(seeds)))
     for arch in ARCHITECTURES
 }
 glue(
@@ -569,7 +584,8 @@ res.record("capacity_d_state", capacity_d_state)
 res.record("capacity_pairs_per_address", tasks["recall"].n_pairs / capacity_d_state)
 res.record_spread("recall_accuracy_mamba_capacity", capacity_accuracy)
 res.record(
-    "recall_mamba_capacity_solved_seeds", sum(a > 0.9 for a in capacity_accuracy)
+    "recall_mamba_capacity_solved_seeds",
+    sum(a >= recall_bar for a in capacity_accuracy),
 )
 capacity_solved = int(res.metrics["recall_mamba_capacity_solved_seeds"])
 glue(
@@ -920,7 +936,9 @@ def final_accuracy(arch, replicate):
 
 # the seed shown below: the first whose model answers recall (else the first seed)
 shown = {
-    arch: next((r for r in range(len(seeds)) if final_accuracy(arch, r) > 0.9), 0)
+    arch: next(
+        (r for r in range(len(seeds)) if final_accuracy(arch, r) >= recall_bar), 0
+    )
     for arch in probe_models
 }
 profiles = {

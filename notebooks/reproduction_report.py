@@ -305,8 +305,12 @@ to the optimum (the context-free floor's MAE to 0, chance's accuracy to 1), and 
 when it closes at most {FAILED_SHARE:.0%} of it. A share of seeds is judged by its
 one-sided {1 - (1 - SEED_LEVEL) / 2:.0%} Clopper–Pearson bounds against one half (the
 seeds' sign test at the {(1 - SEED_LEVEL) / 2:.0%} level), and a ratio measured on a
-probe by its 95 % interval over disjoint parts of it. The papers' own numbers come from
-larger models trained far longer."""
+probe by its 95 % interval over disjoint parts of it. A claim about every run (a model
+matches, solves or fails) is judged seed by seed: each seed by that rule, then the share
+of seeds that pass by the same one-sided bounds, so that one seed cannot carry a mean.
+Wherever a notebook recorded each seed's value, the verdict is also taken on each half
+of the seeds; halves that fall on opposite sides make it *inconclusive: fragile*. The
+papers' own numbers come from larger models trained far longer."""
     )
 )
 
@@ -340,6 +344,7 @@ shown = pd.DataFrame(
                 if pd.isna(row["null value"])
                 else f"{row['null']}: {format_number(row['null value'])}"
             )
+            + (f"<br>{row['shown with']}" if row["shown with"] else "")
             + "</small>"
             for _, row in headline.iterrows()
         ],
@@ -382,7 +387,10 @@ changes = pd.DataFrame(
     [
         {
             "when": f"{change.date}<br><small>{change.commit}</small>",
-            "claims": ", ".join(str(row_number[key]) for key in change.claims),
+            "claims": ", ".join(
+                str(row_number[key]) if key in row_number else f"{key} (retired)"
+                for key in change.claims
+            ),
             "before → after": f"{change.old_rule}<br>→ {change.new_rule}",
             "why": change.reason,
             "verdict before → after": f"{change.verdict_before}<br>→ "

@@ -80,5 +80,15 @@ def test_a_log_entry_says_what_changed_and_the_verdicts():
         change(("routing-law-exact",), {"value-update-exact": ("a", "b")})
     with pytest.raises(ValueError, match="at least one claim"):
         change(())
-    # every logged entry names registered claims
-    assert all(key in REGISTRY for entry in RULE_LOG for key in entry.claims)
+    # every logged entry names registered claims, or judged ones it retires
+    assert all(key in REGISTRY or key in JUDGED for entry in RULE_LOG for key in entry.claims)
+
+
+def test_a_judged_claim_leaves_the_registry_only_through_the_log(monkeypatch):
+    key = "routing-law-exact"
+    registry = {k: c for k, c in REGISTRY.items() if k != key}
+    (problem,) = unlogged_changes(registry)
+    assert "no longer registered" in problem
+    retired = change((key,), {key: (JUDGED[key], None)}, new_rule="retired: merged")
+    monkeypatch.setattr(rule_log, "RULE_LOG", (*RULE_LOG, retired))
+    assert unlogged_changes(registry) == []

@@ -14,6 +14,7 @@ from attention_dynamics.book.verdicts import (
     Claim,
     ClosesGap,
     Decision,
+    LeadingComponent,
     Null,
     Quantity,
     SeedShare,
@@ -282,7 +283,7 @@ def test_what_would_change_a_reported_number():
 # --- rows and the tally ----------------------------------------------------------------------
 
 ROW_KEYS = ["key", "claim", "source", "paper", "null", "null value", "ours", "rule", "verdict",
-            "reason", "basis", "would change", "interval low", "interval high", "profile",
+            "reason", "basis", "would change", "shown with", "interval low", "interval high", "profile",
             "device"]
 
 
@@ -575,3 +576,48 @@ def test_a_claim_judged_seed_by_seed_counts_the_seeds_that_pass():
     # the per-seed rule is part of the fingerprint
     assert claim.fingerprint != dataclasses.replace(
         claim, each_seed=ClosesGap(0.9, optimum=1.0)).fingerprint
+
+
+# --- guards: a bar relative to a null, a leading component, numbers shown beside ----------------
+
+def test_a_solved_bar_can_be_a_share_of_a_nulls_error():
+    check = Solved("mae", 0.5, relative_to="blind")
+    assert check.reason({"mae": 0.04, "blind": 0.1}) is None
+    reason = check.reason({"mae": 0.06, "blind": 0.1})
+    assert reason == "the model did not solve the task (mae = 0.06, above 0.05, 0.5 × blind)"
+    assert check.would_decide() == ("training until mae is at most 0.5 × blind (the model did "
+                                     "not solve the task in this run)")
+    # a mean-curve error of 0, which an observation-blind predictor reaches, is solved under a
+    # fixed bar and not solved under a bar of half the blind predictor's per-sample error when
+    # the run's per-sample error is that predictor's
+    assert Solved("mae", 0.05).reason({"mae": 0.0}) is None
+    assert check.reason({"mae": 0.1, "blind": 0.1}) is not None
+
+
+def test_an_effect_carried_by_a_later_component_is_partly():
+    carried = LeadingComponent("component", "component_share")
+    metrics = {"component": 5, "component_share": 0.068, "null": 0.04}
+    made = decision(BeatsNull(at_most=False), 0.49, Null("shuffles", "null"), metrics,
+                    carried_by=carried)
+    assert (made.verdict, made.basis) == ("partly", "evidence for")
+    assert made.reason == ("the effect is carried by PC5, which carries 6.8% of the variance, "
+                           "not by the leading component")
+    metrics["component"] = 1
+    assert decision(BeatsNull(at_most=False), 0.49, Null("shuffles", "null"), metrics,
+                    carried_by=carried).verdict == "reproduced"
+    # a verdict against the claim stays as it is
+    metrics["component"] = 3
+    assert decision(BeatsNull(at_most=False), 0.01, Null("shuffles", "null"), metrics,
+                    carried_by=carried).verdict == "not reproduced"
+
+
+def test_numbers_shown_beside_a_claim_do_not_decide_it():
+    claim = Claim("tracks", "Paper I", "0.02", "nb", "mae", Null("blind", "blind"),
+                  BeatsNull(factor=0.5), key="tracks")
+    shown = dataclasses.replace(claim, shown_with=(("standard variant", "mae_standard"),))
+    content = {"metrics": {"mae": 0.1, "blind": 0.3, "mae_standard": 0.25},
+               "profile": "quick", "device": "cpu"}
+    assert shown.row({"nb": content})["shown with"] == "standard variant: 0.25"
+    assert claim.row({"nb": content})["shown with"] == ""
+    assert shown.fingerprint == claim.fingerprint
+    assert shown.row({"nb": content})["verdict"] == claim.row({"nb": content})["verdict"]

@@ -105,13 +105,28 @@ def source_commit() -> str:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
+def cpu_model() -> str:
+    """The processor's name (``/proc/cpuinfo``'s first model name, else what the platform
+    says, else ``unknown``)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def environment_versions() -> dict[str, str]:
-    """Versions of what produced a result: library, torch, Python, platform, CPU threads."""
+    """Versions of what produced a result: library, torch, Python, platform, CPU model and
+    threads."""
     return {
         "attention_dynamics": __version__,
         "torch": torch.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "cpu_model": cpu_model(),
         "torch_threads": str(torch.get_num_threads()),
         "cuda_device": torch.cuda.get_device_name() if torch.cuda.is_available() else "none",
     }

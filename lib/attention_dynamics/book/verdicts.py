@@ -69,13 +69,14 @@ decide it, or another task). :func:`tally` counts rows per basis.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import re
 import statistics
 from dataclasses import dataclass
 
-from scipy.stats import binom, binomtest
+from attention_dynamics.book.statistics import binomial_tail, check_level, clopper_pearson
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "inconclusive")
 """The four verdicts, strongest first."""
@@ -422,31 +423,6 @@ class AtNull:
         return f"within {self.rel_tol:.0%} of the null's value (closes at most that share of it)"
 
 
-def binomial_tail(k: int, n: int, p: float, upper: bool) -> float:
-    """P(X >= k) (``upper``) or P(X <= k) (not ``upper``) for X ~ Binomial(n, p), from
-    ``scipy.stats.binom``."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"p must be in [0, 1]; got {p!r}")
-    return float(binom.sf(k - 1, n, p) if upper else binom.cdf(k, n, p))
-
-
-def _check_level(level: float) -> None:
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1); got {level!r}")
-
-
-def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """The exact two-sided Clopper–Pearson interval at ``level`` for a proportion with ``k``
-    successes in ``n`` trials (``scipy.stats.binomtest(k, n).proportion_ci(level, "exact")``):
-    its low end solves P(X >= k; p) = (1 - level) / 2 (0 when k = 0), its high end
-    P(X <= k; p) = (1 - level) / 2 (1 when k = n)."""
-    if n < 1 or not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n and n >= 1; got k={k!r}, n={n!r}")
-    _check_level(level)
-    interval = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
-    return float(interval.low), float(interval.high)
-
-
 def _interval_excludes(k: int, n: int, p0: float, level: float) -> bool:
     """Whether the Clopper–Pearson interval of ``k`` of ``n`` excludes ``p0``, without computing
     it: its low end is above ``p0`` exactly when P(X >= k; p0) < (1 - level) / 2 (the tail grows
@@ -483,7 +459,7 @@ class SeedShare:
     def __post_init__(self):
         if not 0 < self.p0 < 1:
             raise ValueError(f"p0 must be in (0, 1); got {self.p0!r}")
-        _check_level(self.level)
+        check_level(self.level)
 
     def counts(self, value: float, metrics: dict[str, float] | None) -> tuple[int, int]:
         """``(k, n)``: the seeds that show the effect, ``round(value * n)``, and the seeds."""
@@ -737,12 +713,23 @@ class Solved:
     the run already used the claim's own setting in full (the authors' rates, steps and data),
     so that training longer is not the answer, ``by_design`` says what would decide the claim
     instead, and an unmet regime is undecidable by design rather than undecided for budget.
+
+    With ``relative_to`` (a metric: a null's error, e.g. the observation-blind predictor's MAE)
+    the bar is ``max_error`` times that metric's value, so that a run counts as solved only
+    when it beats that null by the stated factor.
     """
 
     metric: str
     max_error: float
     unmet: str = "the model did not solve the task"
     by_design: str | None = None
+    relative_to: str | None = None
+
+    def bar(self, metrics: dict[str, float]) -> float:
+        """The largest error that counts as solved in this run."""
+        if self.relative_to is None:
+            return self.max_error
+        return self.max_error * _metric(metrics, self.relative_to, "the solved-task check")
 
     @property
     def basis(self) -> str:
@@ -754,8 +741,11 @@ class Solved:
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why the run cannot decide, or ``None`` if the model solved the task."""
         error = _metric(metrics, self.metric, "the solved-task check")
-        if error > self.max_error:
-            return f"{self.unmet} ({self.metric} = {error:.3g}, above {self.max_error:g})"
+        bar = self.bar(metrics)
+        if error > bar:
+            against = "" if self.relative_to is None else (
+                f", {self.max_error:g} × {self.relative_to}")
+            return f"{self.unmet} ({self.metric} = {error:.3g}, above {bar:.3g}{against})"
         return None
 
     def would_decide(self, metrics: dict[str, float] | None = None) -> str:
@@ -763,7 +753,31 @@ class Solved:
         left undecided, in words."""
         if self.by_design is not None:
             return self.by_design
-        return f"training until {self.metric} is at most {self.max_error:g} ({self.unmet} in this run)"
+        bar = f"{self.max_error:g}" if self.relative_to is None else (
+            f"{self.max_error:g} × {self.relative_to}")
+        return f"training until {self.metric} is at most {bar} ({self.unmet} in this run)"
+
+
+@dataclass(frozen=True)
+class LeadingComponent:
+    """A claim that "a leading component" carries an effect, measured on the best of several
+    principal components: the notebook metric ``metric`` holds the rank of the component that
+    carried it (1 for PC1), and ``share_metric``, where given, the share of the variance that
+    component carries. A reproduced verdict on a component after the first is *partly*: the
+    effect is there, on a direction that carries less of the representation than the claim
+    says."""
+
+    metric: str
+    share_metric: str | None = None
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why a reproduced verdict is only partly, or ``None`` when PC1 carries the effect."""
+        rank = _metric(metrics, self.metric, "the leading-component check")
+        if rank <= 1:
+            return None
+        share = ("" if self.share_metric is None or self.share_metric not in metrics
+                 else f", which carries {metrics[self.share_metric]:.1%} of the variance")
+        return f"the effect is carried by PC{rank:.0f}{share}, not by the leading component"
 
 
 @dataclass(frozen=True)
@@ -860,7 +874,8 @@ class Decision:
 
     Attributes:
         verdict: one of :data:`VERDICTS`.
-        reason: why the verdict is inconclusive, in words; empty for a decided verdict.
+        reason: why the verdict is inconclusive, or only partly (a leading-component check),
+            in words; empty otherwise.
         basis: one of :data:`BASES`.
         would_change: a short sentence, never empty: the value that would flip a decided
             verdict, the training or seeds that would decide one undecided for budget, or the
@@ -886,7 +901,9 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
              solved: Solved | None = None,
              budget: ShortBudget | Outlasted | None = None,
              undecidable: str | None = None,
-             halves: tuple[float, float] | None = None) -> Decision:
+             halves: tuple[float, float] | None = None,
+             carried_by: LeadingComponent | None = None,
+             failure: bool = False) -> Decision:
     """The :class:`Decision` on ``value`` under ``rule`` against ``null``.
 
     Args:
@@ -905,6 +922,11 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         halves: the value on the first and on the second half of the seeds, where the run has
             several; a decided verdict that the two halves, each judged as a point
             (``rule.judge_point``), decide in opposite ways is inconclusive: fragile.
+        carried_by: for a claim about a leading component, the check that the component that
+            carries the effect is PC1; a reproduced verdict on a later one is partly.
+        failure: the claim is that a model fails (as every :class:`AtNull` claim is), so that
+            a reproduced verdict, like a not reproduced one of a success claim, rests on the
+            model not having learned and needs the training checks.
 
     Returns:
         The verdict, its reason (empty unless inconclusive), its basis and what would change it.
@@ -925,7 +947,7 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         change = rule.would_change(verdict, value, null_value, metrics)
         # a larger sample alone would end at a failure of an unfinished run
         if (rule.undecided_basis == FOR_BUDGET and unfinished
-                and rule.leans_against(value, metrics)):
+                and rule.leans_against(value, metrics) != failure):
             reason, change = f"{reason} and {unfinished}", f"{change}; {training}"
         return Decision(INCONCLUSIVE, reason, rule.undecided_basis, change)
     null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
@@ -938,8 +960,8 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         return Decision(INCONCLUSIVE,
                         f"the null ({null.label}, {null_value:.3g}) passes the same rule",
                         BY_DESIGN, NULL_PASSES_CHANGE)
-    rests_on_not_learning = verdict == NOT_REPRODUCED or (isinstance(rule, AtNull)
-                                                         and verdict == REPRODUCED)
+    failure = failure or isinstance(rule, AtNull)
+    rests_on_not_learning = verdict == NOT_REPRODUCED or (failure and verdict == REPRODUCED)
     if unfinished and rests_on_not_learning:
         return Decision(INCONCLUSIVE, unfinished, FOR_BUDGET, training)
     if halves is not None:
@@ -950,6 +972,9 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
                             f"({halves[0]:.3g}), the second {second} ({halves[1]:.3g})",
                             FOR_BUDGET, "more seeds, on which both halves agree")
     basis = EVIDENCE_AGAINST if verdict == NOT_REPRODUCED else EVIDENCE_FOR
+    later = carried_by.reason(metrics) if carried_by is not None and verdict == REPRODUCED else None
+    if later:
+        return Decision(PARTLY, later, basis, "the effect carried by PC1")
     return Decision(verdict, "", basis, rule.would_change(verdict, value, null_value, metrics))
 
 
@@ -983,6 +1008,23 @@ def tally(rows) -> dict[str, int]:
             raise ValueError(f"unknown basis {basis!r}; expected one of {BASES}")
         counts[basis] += 1
     return counts
+
+
+def _canonical(value, skipped: frozenset[str] = frozenset()) -> str:
+    """A text that names ``value`` exactly: a dataclass by its class and the fields that differ
+    from their defaults (less ``skipped``), a tuple element by element, anything else by repr."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = [f"{field.name}={_canonical(getattr(value, field.name))}"
+                 for field in dataclasses.fields(value) if field.name not in skipped
+                 and getattr(value, field.name) != field.default]
+        return f"{type(value).__name__}({', '.join(parts)})"
+    if isinstance(value, tuple):
+        return f"({', '.join(_canonical(item) for item in value)})"
+    return repr(value)
+
+
+_NOT_DECISIVE = frozenset({"claim", "source", "paper", "key", "shown_with"})
+"""The fields of a :class:`Claim` that do not decide its verdict."""
 
 
 def seed_values(metrics: dict[str, float], metric: str) -> list[float] | None:
@@ -1021,6 +1063,12 @@ class Claim:
     judges that share. Wherever the notebook recorded each seed's value, the verdict is also
     checked on each half of the seeds (:func:`decision`'s ``halves``).
 
+    ``failure`` marks a claim that a model fails (implied by an :class:`AtNull` rule or
+    ``each_seed``), whose reproduced verdict needs the training checks. ``carried_by`` marks a
+    claim about a leading component (:class:`LeadingComponent`), and
+    ``shown_with`` names other metrics, ``(label, metric)``, that the report shows beside the
+    value without judging them (another variant of the same model, say).
+
     ``key`` names the claim in the registry (:mod:`~attention_dynamics.book.claims`) and the
     rule log. ``undecidable``, when given, says in words why the claim's task cannot decide it whatever the
     run (e.g. a Bayes entropy that is a function of the position alone cannot separate entropy
@@ -1041,6 +1089,9 @@ class Claim:
     undecidable: str | None = None
     key: str | None = None
     each_seed: Bound | BeatsNull | ClosesGap | AtNull | None = None
+    carried_by: LeadingComponent | None = None
+    failure: bool = False
+    shown_with: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
         if self.undecidable is not None and not self.undecidable.strip():
@@ -1053,20 +1104,18 @@ class Claim:
         """The SHA-256 digest (hex, first 16 digits) of everything that decides the verdict.
 
         That is the notebook and metric, the null, the rule (its threshold and level), the
-        checks of training, task and budget, and the undecidable reason; not the claim's
-        wording, source or the paper's quoted text. Two claims with the same fingerprint are
-        judged alike on any results."""
-        decisive = (self.notebook, self.metric, self.null, self.rule, self.still_learning,
-                    self.solved, self.budget, self.undecidable)
-        if self.each_seed is not None:
-            decisive += (self.each_seed,)
-        return hashlib.sha256(repr(decisive).encode()).hexdigest()[:16]
+        checks of training, task and budget, the undecidable reason and the per-seed rule; not
+        the claim's wording, source, the paper's quoted text, its key or what is shown beside
+        it. Fields at their defaults are left out, so a new option added to a rule or a claim
+        leaves the fingerprints of the claims that do not use it as they were. Two claims with
+        the same fingerprint are judged alike on any results."""
+        return hashlib.sha256(_canonical(self, _NOT_DECISIVE).encode()).hexdigest()[:16]
 
     def row(self, results: dict[str, dict]) -> dict:
         """The report's row for this claim, from the results files (keyed by notebook).
 
         The keys: ``key``, ``claim``, ``source``, ``paper``, ``null``, ``null value``, ``ours``, ``rule``,
-        ``verdict``, ``reason``, ``basis``, ``would change``, ``interval low`` and ``interval
+        ``verdict``, ``reason``, ``basis``, ``would change``, ``shown with``, ``interval low`` and ``interval
         high`` (the Clopper–Pearson interval of a :class:`SeedShare`; NaN for other rules),
         ``profile``, ``device``.
 
@@ -1091,7 +1140,8 @@ class Claim:
             value = statistics.fmean(values)
         made = decision(self.rule, value, self.null, metrics, self.still_learning, self.solved,
                         self.budget, self.undecidable,
-                        split_halves(values) if values is not None else None)
+                        split_halves(values) if values is not None else None, self.carried_by,
+                        self.failure or isinstance(self.each_seed, AtNull))
         low, high = (self.rule.interval(value, metrics) if isinstance(self.rule, SeedShare)
                      else (math.nan, math.nan))
         return {
@@ -1109,6 +1159,9 @@ class Claim:
             "reason": made.reason,
             "basis": made.basis,
             "would change": made.would_change,
+            "shown with": "; ".join(
+                f"{label}: {_metric(metrics, metric, f'claim {self.claim!r}'):.3g}"
+                for label, metric in self.shown_with),
             "interval low": low,
             "interval high": high,
             "profile": content["profile"],
