@@ -32,6 +32,8 @@ Usage (about twenty minutes on two cores)::
     python scripts/second_measurement.py --seeds 0 1 2 --output _build/second_measurement.json
 
 It writes one JSON file with every number, the settings, the commit and the versions.
+``--steps``, ``--hmm-steps`` and ``--n-shuffles`` shrink the run (the tests run it at a tiny
+size); their defaults are the committed run's.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from attention_dynamics.tasks.hmm_filtering import HMMFilteringTask
 V = 10
 MODEL = dict(n_layers=2, n_heads=4, d_model=64, init_std=0.1)
 STEPS, BATCH, LR = 1500, 128, 3e-3
+WARMUP = 75                                                   # the library pipeline's, of STEPS
 RMS_EPS = 1e-5
 
 
@@ -79,7 +82,7 @@ def hypotheses(layout: str) -> np.ndarray:
     return np.arange(V) if layout == "shared" else np.arange(V, 2 * V)
 
 
-def train_own(layout: str, seed: int) -> Transformer:
+def train_own(layout: str, seed: int, steps: int = STEPS) -> Transformer:
     """This script's own loop: AdamW, one-cycle rate, gradient clipping, fresh batches."""
     rng = np.random.default_rng(seed)
     length = 2 * V + (1 if layout == "shared" else -1)
@@ -87,9 +90,9 @@ def train_own(layout: str, seed: int) -> Transformer:
     model = Transformer(TransformerConfig(vocab_size=vocab, max_len=length, **MODEL),
                         torch.Generator().manual_seed(1000 + seed))
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=LR, total_steps=STEPS,
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=LR, total_steps=steps,
                                                    pct_start=0.05)
-    for _ in range(STEPS):
+    for _ in range(steps):
         tokens, targets = (torch.from_numpy(a) for a in sequences(layout, BATCH, rng))
         logits = model(tokens)
         loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
@@ -102,20 +105,20 @@ def train_own(layout: str, seed: int) -> Transformer:
     return model
 
 
-def train_library(layout: str, seed: int) -> Transformer:
+def train_library(layout: str, seed: int, steps: int = STEPS) -> Transformer:
     """The chapter's pipeline: the library's task and training loop, the chapter's settings."""
     task = BijectionTask(V, layout=layout)
     model = Transformer(TransformerConfig(vocab_size=task.vocab_size, max_len=task.seq_len,
                                           **MODEL), torch.Generator().manual_seed(seed))
-    config = SequenceTrainingConfig(steps=STEPS, batch_size=BATCH, lr=LR, warmup_steps=75,
-                                    final_lr_fraction=0.0)
+    config = SequenceTrainingConfig(steps=steps, batch_size=BATCH, lr=LR,
+                                    warmup_steps=WARMUP * steps // STEPS, final_lr_fraction=0.0)
     train_sequence_model(model, task, config, torch.Generator().manual_seed(100 + seed))
     return model
 
 
-def key_entropy_mae(model: Transformer, layout: str, seed: int) -> float:
+def key_entropy_mae(model: Transformer, layout: str, seed: int, n_sequences: int = 2000) -> float:
     """Mean-curve MAE (bits) of the answer-slice entropy at the key positions, 2000 sequences."""
-    tokens, _ = sequences(layout, 2000, np.random.default_rng(10_000 + seed))
+    tokens, _ = sequences(layout, n_sequences, np.random.default_rng(10_000 + seed))
     with torch.no_grad():
         logits = model(torch.from_numpy(tokens)).double()
     slice_ = logits[:, 0:2 * V - 1:2][..., torch.from_numpy(hypotheses(layout))]
@@ -157,7 +160,8 @@ HMM_MODEL = dict(n_layers=2, n_heads=8, d_model=64, init_std=0.1)
 HMM_STEPS, HMM_BATCH, HMM_WARMUP = 1200, 32, 100
 
 
-def train_hmm(pipeline: str, seed: int) -> tuple[Transformer, HMMFilteringTask]:
+def train_hmm(pipeline: str, seed: int, steps: int = HMM_STEPS
+              ) -> tuple[Transformer, HMMFilteringTask]:
     """Chapter 4's HMM transformer trained on the cross-entropy to the exact posterior, by this
     script's loop (``own``) or the library's (``library``)."""
     task = HMMFilteringTask(**HMM)
@@ -165,14 +169,14 @@ def train_hmm(pipeline: str, seed: int) -> tuple[Transformer, HMMFilteringTask]:
                                           **HMM_MODEL), torch.Generator().manual_seed(seed))
     data = torch.Generator().manual_seed(200 + seed)
     if pipeline == "library":
-        config = SequenceTrainingConfig(steps=HMM_STEPS, batch_size=HMM_BATCH, lr=LR,
-                                        warmup_steps=HMM_WARMUP, loss="bayes")
+        config = SequenceTrainingConfig(steps=steps, batch_size=HMM_BATCH, lr=LR,
+                                        warmup_steps=HMM_WARMUP * steps // HMM_STEPS, loss="bayes")
         train_sequence_model(model, task, config, data)
         return model, task
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=LR, total_steps=HMM_STEPS,
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=LR, total_steps=steps,
                                                    pct_start=HMM_WARMUP / HMM_STEPS)
-    for _ in range(HMM_STEPS):
+    for _ in range(steps):
         batch = task.sample(HMM_BATCH, data)
         log_p = torch.log_softmax(model(batch.tokens), dim=-1)
         scored = batch.bayes_predictive.sum(-1) > 0                     # (B, T)
@@ -186,9 +190,9 @@ def train_hmm(pipeline: str, seed: int) -> tuple[Transformer, HMMFilteringTask]:
 
 
 def hmm_manifold(model: Transformer, task: HMMFilteringTask, seed: int,
-                 n_shuffles: int = 200) -> dict[str, float]:
+                 n_shuffles: int = 200, n_sequences: int = 256) -> dict[str, float]:
     """The best-of-PC1-5 protocol on 256 fresh sequences, beyond position, and its null."""
-    batch = task.sample(256, torch.Generator().manual_seed(300 + seed))
+    batch = task.sample(n_sequences, torch.Generator().manual_seed(300 + seed))
     positions = task.query_positions
     with torch.no_grad():
         _, record = model(batch.tokens, return_record=True)
@@ -235,6 +239,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pipelines", nargs="+", default=["own", "library"],
                         choices=["own", "library"])
     parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--steps", type=int, default=STEPS,
+                        help="training steps of each bijection model (a smaller run)")
+    parser.add_argument("--hmm-steps", type=int, default=HMM_STEPS,
+                        help="training steps of each HMM model (a smaller run)")
+    parser.add_argument("--n-shuffles", type=int, default=200,
+                        help="shuffles of the HMM manifold's null")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     rows = []
@@ -243,15 +253,15 @@ def main(argv: list[str] | None = None) -> None:
             for seed in args.seeds:
                 start = time.time()
                 if layout == "hmm":
-                    model, task = train_hmm(pipeline, seed)
+                    model, task = train_hmm(pipeline, seed, args.hmm_steps)
                     row = dict(layout=layout, pipeline=pipeline, seed=seed,
-                               **hmm_manifold(model, task, seed),
+                               **hmm_manifold(model, task, seed, args.n_shuffles),
                                seconds=round(time.time() - start, 1))
                     rows.append(row)
                     print(json.dumps(row), flush=True)
                     continue
                 trainer = train_own if pipeline == "own" else train_library
-                model = trainer(layout, seed)
+                model = trainer(layout, seed, args.steps)
                 row = dict(layout=layout, pipeline=pipeline, seed=seed,
                            key_entropy_mae_bits=key_entropy_mae(model, layout, seed),
                            **key_measures(model, layout),
@@ -263,8 +273,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(json.dumps(row), flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(dict(
-        settings=dict(V=V, model=MODEL, steps=STEPS, batch_size=BATCH, lr=LR, hmm=HMM,
-                      hmm_model=HMM_MODEL, hmm_steps=HMM_STEPS, hmm_batch_size=HMM_BATCH),
+        settings=dict(V=V, model=MODEL, steps=args.steps, batch_size=BATCH, lr=LR, hmm=HMM,
+                      hmm_model=HMM_MODEL, hmm_steps=args.hmm_steps, hmm_batch_size=HMM_BATCH),
         commit=commit(), date=time.strftime("%Y-%m-%d"),
         versions=dict(python=platform.python_version(), torch=torch.__version__,
                       numpy=np.__version__),

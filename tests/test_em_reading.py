@@ -12,6 +12,10 @@ import math
 import pytest
 import torch
 
+from attention_dynamics.measures.trajectories import settling_step
+from attention_dynamics.sticky import fresh as fr
+from attention_dynamics.sticky import model as sm
+from attention_dynamics.sticky.analysis import evaluate_snapshots
 from attention_dynamics.tasks import sticky_chain as sc
 
 F64 = torch.float64
@@ -73,24 +77,137 @@ def test_memoryless_predictor_ignores_the_history_and_is_worse_on_average():
         sc.memoryless_log_predictive(data.inputs, data.transition, data.means[:, :5])
 
 
+def test_without_memory_the_memoryless_predictor_is_the_bayes_predictor():
+    """A chain whose rows are all one distribution pi has no memory: the next symbol is pi
+    whatever was seen, so the filter and the memoryless predictor both give log pi exactly
+    (the history is worth nothing; on the sticky chain it is worth something, above)."""
+    generator = torch.Generator().manual_seed(3)
+    pi = torch.tensor([0.3, 0.1, 0.25, 0.35], dtype=F64)
+    transition = pi.expand(4, 4).contiguous()
+    means = torch.randn(4, 5, generator=generator, dtype=F64)
+    data = sc.sample_sticky_chain(30, generator, batch_size=6, transition=transition,
+                                  means=means, noise_std=0.7, dtype=F64)
+    memoryless = sc.memoryless_log_predictive(data.inputs, transition, means, 0.7)
+    filtered = sc.bayes_log_predictive(data.inputs, transition, means, 0.7)
+    torch.testing.assert_close(memoryless, pi.log().expand_as(memoryless), rtol=0, atol=1e-12)
+    torch.testing.assert_close(filtered, pi.log().expand_as(filtered), rtol=0, atol=1e-12)
+
+
+def test_any_head_is_above_the_bayes_predictor_on_fresh_sequences_on_average():
+    """The gap to Bayes on fresh sequences is a KL divergence in expectation: no head, trained
+    or not, is below the Bayes predictor on average. A head that reads nothing out (W_O = 0)
+    predicts uniformly, so its loss is log 8 exactly and its gap log 8 less Bayes's."""
+    n = 150
+    data = sc.sample_sticky_chain(40, torch.Generator().manual_seed(5), batch_size=n, dtype=F64)
+    bayes = sc.bayes_reference(data).cross_entropy                        # (n,)
+    heads = {"random": sm.init_params([7] * n, dtype=F64).map(lambda w: w * 4)}
+    heads["blind"] = heads["random"].map(torch.clone)
+    heads["blind"].w_o.zero_()
+    scored = {name: evaluate_snapshots([head], data.inputs, data.targets).loss[0]
+              for name, head in heads.items()}
+    torch.testing.assert_close(scored["blind"], torch.full((n,), math.log(8), dtype=F64),
+                               rtol=0, atol=1e-12)
+    for loss in scored.values():
+        gap = loss - bayes
+        assert gap.mean() > 4 * gap.std() / math.sqrt(n)
+
+
+def _history_of(snapshots, steps):
+    """A FreshHistory holding only what probe_settling reads: the snapshots and their steps."""
+    k, r = len(snapshots), snapshots[0].n_runs
+    empty = torch.zeros(k, r, dtype=F64)
+    return fr.FreshHistory(steps=torch.tensor(steps), train_loss=empty, probe_loss=empty,
+                           heldout_gap=empty, attention_uniformity=empty, symbol_routing=empty,
+                           score_value_gradient_ratio=empty, bayes_cross_entropy=0.0,
+                           param_snapshots=snapshots, final_params=snapshots[-1],
+                           sequences_seen=torch.tensor(steps))
+
+
+def test_probe_settling_finds_a_planted_order():
+    """Two runs whose paths are built by hand. Run 0: the attention jumps to its final state
+    at the first record after the start (W_Q from A to B), while W_V moves on a straight line
+    at constant speed. Run 1: the values jump at once, the attention only at the end. The
+    attention's remaining distance is then 1 before its jump and 0 after, the values' 1 - k/4
+    on the line, and the half-way steps put run 0's attention first, run 1's values first."""
+    probe = fr.make_probe(24, 3, torch.Generator().manual_seed(8), row_stride=4, dtype=F64)
+    start = sm.init_params([1, 2], dtype=F64)
+    end = sm.init_params([3, 4], dtype=F64)
+    steps = [0, 10, 20, 30, 40]
+    attention_jump, value_path = [1, 4], [[k / 4 for k in range(5)], [0, 1, 1, 1, 1]]
+    snapshots = []
+    for k in range(5):
+        snapshot = start.map(torch.clone)
+        for r in range(2):
+            if k >= attention_jump[r]:
+                snapshot.w_q[r] = 3 * end.w_q[r]
+            t = value_path[r][k]
+            snapshot.w_v[r] = (1 - t) * start.w_v[r] + t * end.w_v[r]
+        snapshots.append(snapshot)
+    settled = fr.probe_settling(_history_of(snapshots, steps), probe)
+    expected_attention = torch.tensor([[1.0, 1.0], [0, 1], [0, 1], [0, 1], [0, 0]], dtype=F64)
+    expected_values = torch.tensor([[1.0, 1.0], [0.75, 0], [0.5, 0], [0.25, 0], [0, 0]],
+                                   dtype=F64)
+    torch.testing.assert_close(settled.attention_remaining, expected_attention, rtol=0,
+                               atol=1e-12)
+    torch.testing.assert_close(settled.value_remaining, expected_values, rtol=0, atol=1e-12)
+    attention_half = settling_step(settled.steps, settled.attention_remaining, 0.5)
+    values_half = settling_step(settled.steps, settled.value_remaining, 0.5)
+    assert attention_half.tolist() == [10, 40] and values_half.tolist() == [20, 10]
+
+
+def test_the_gradient_ratio_of_constructed_heads():
+    """``|dL/ds| / |dL/dv|`` on heads with known answers: with W_V = 0 every value is the same
+    vector, so moving attention changes nothing and the ratio is 0; scaling W_V by c and W_O
+    by 1/c leaves the logits, and so dL/ds, unchanged and divides dL/dv by c, so the ratio is
+    c times as large."""
+    probe = fr.make_probe(30, 2, torch.Generator().manual_seed(9), row_stride=4, dtype=F64)
+    head = sm.init_params([5], dtype=F64).map(lambda w: w * 5)
+    c = 3.0
+    flat = head.map(torch.clone)
+    flat.w_v.zero_()
+    scaled = head.map(torch.clone)
+    scaled.w_v.mul_(c)
+    scaled.w_o.div_(c)
+    runs = sm.HeadParams(**{name: torch.cat([getattr(p, name) for p in (head, flat, scaled)])
+                            for name in sm.PARAM_NAMES})
+    metrics = fr.probe_metrics(runs, probe)
+    ratio = metrics.score_value_gradient_ratio
+    assert ratio[0] > 0 and ratio[1] == 0
+    assert ratio[2].item() == pytest.approx(c * ratio[0].item(), rel=1e-10)
+    assert metrics.loss[2].item() == pytest.approx(metrics.loss[0].item(), rel=1e-12)
+
+
 # ---- the chapter's notebook, executed by the book build (slow) ----
 
 @pytest.mark.slow
-def test_em_like_reaches_sgd_final_loss_sooner_on_every_seed(results):
+def test_the_speed_up_is_counted_from_its_step_counts(results):
+    """Whether EM-like is faster, and by how much, is the ledger's to judge (the reproduction
+    report reads these numbers); here the counts hold together, whatever they show. A run that
+    never gets below its threshold counts as ``train_steps``, so every step count lies in
+    ``0..train_steps``, every speed-up is at least 1, and the faster seeds are those below it."""
     content = results["em_reading"]
     metrics = content["metrics"]
     assert content["profile"] == "quick"
     assert metrics["n_seeds"] == 5 and metrics["train_steps"] == 1000
     assert metrics["sequence_length"] == 2000
-    # the paper's claim, at its own settings, per seed and with the authors' pooled threshold
-    assert metrics["em_faster_seeds"] == 5
-    assert metrics["em_steps_max"] < metrics["train_steps"]
-    assert metrics["em_steps_pooled_max"] < metrics["train_steps"]
-    assert metrics["em_heldout_faster_seeds"] == 5
-    assert metrics["em_final_loss"] < metrics["sgd_final_loss"]
-    assert metrics["em_final_entropy"] < metrics["sgd_final_entropy"]
-    assert metrics["em_final_accuracy"] > metrics["sgd_final_accuracy"]
-    assert 1.5 < metrics["em_speedup"] < 4
+    n, steps = metrics["n_seeds"], metrics["train_steps"]
+    for suffix in ("", "_pooled"):
+        low, high = metrics[f"em_steps{suffix}_min"], metrics[f"em_steps{suffix}_max"]
+        mean = metrics[f"em_steps_to_sgd_final{suffix}"]
+        assert 0 <= low <= mean <= high <= steps
+        assert metrics[f"em_speedup{suffix}"] == pytest.approx(steps / mean, rel=1e-12)
+        assert metrics[f"em_speedup{suffix}"] >= 1
+    assert metrics["em_heldout_speedup"] == pytest.approx(
+        steps / metrics["em_heldout_steps_to_sgd_final"], rel=1e-12)
+    assert metrics["em_heldout_speedup"] >= 1
+    faster = metrics["em_faster_seeds"]
+    assert faster in range(int(n) + 1) and metrics["em_heldout_faster_seeds"] in range(int(n) + 1)
+    assert (faster == n) == (metrics["em_steps_max"] < steps)
+    assert (faster == 0) == (metrics["em_steps_min"] == steps)
+    for name in ("sgd", "em"):          # a predictive over 8 symbols
+        assert 0 <= metrics[f"{name}_final_entropy"] <= math.log(8) + 1e-6
+        assert 0 <= metrics[f"{name}_final_accuracy"] <= 1
+        assert metrics[f"{name}_final_loss"] > 0
 
 
 @pytest.mark.slow
@@ -103,8 +220,13 @@ def test_references_are_ordered_and_the_runs_stay_above_them(results):
     assert metrics["bayes_entropy_gap_to_bound"] > 0
     assert 0 <= metrics["history_value"] < 0.01
     for name in ("sgd", "em"):
-        assert metrics[f"{name}_gap_to_bayes"] > 0.05
-        assert metrics[f"{name}_heldout_gap_to_bayes"] > 0.05
+        # the gaps are the runs' losses less the Bayes predictor's on the same sequences (how
+        # large they are is the ledger's; that no causal predictor is below Bayes on average
+        # is test_any_head_is_above_the_bayes_predictor_on_fresh_sequences_on_average)
+        assert metrics[f"{name}_gap_to_bayes"] == pytest.approx(
+            metrics[f"{name}_final_loss"] - metrics["bayes_optimal_loss"], abs=1e-6)
+        assert metrics[f"{name}_heldout_gap_to_bayes"] == pytest.approx(
+            metrics[f"{name}_heldout_loss"] - metrics["bayes_heldout_loss"], abs=1e-6)
         assert metrics[f"{name}_final_loss"] < metrics["uniform_loss"]
 
 
@@ -118,12 +240,17 @@ def test_the_em_reading_checks_and_the_block_coordinate_baseline(results):
         for when in ("init", "final"):
             for count in ("value_step_raises_q", "loss_below_m_step_floor"):
                 assert 0 <= m[f"{name}_{when}_{count}"] <= n
-    # the page: the solve reaches SGD's and EM-like's final training losses on every seed,
-    # and ends below both on the training sequence
-    assert m["exact_seeds_reaching_sgd_final"] == n
-    assert m["exact_seeds_reaching_em_final"] == n
-    assert m["exact_steps_to_sgd_final"] <= m["exact_steps_to_em_final"] <= m["exact_steps"]
-    assert m["exact_final_loss"] < m["em_final_loss"] < m["sgd_final_loss"]
+    # the solve's steps to SGD's and EM-like's final losses: counts are counts, and a seed's
+    # step lies within the solve's run, which counts as exact_steps where no seed reaches it
+    # (whether it reaches them, and ends below, is the ledger's; that each solve is the
+    # values' minimiser is test_exact_values.py)
+    for name in ("sgd", "em"):
+        reaching = m[f"exact_seeds_reaching_{name}_final"]
+        assert reaching in range(int(n) + 1)
+        assert 0 <= m[f"exact_steps_to_{name}_final"] <= m["exact_steps"]
+        if reaching == 0:
+            assert m[f"exact_steps_to_{name}_final"] == m["exact_steps"]
+    assert m["exact_final_loss"] > 0
     # the speed-up's paired statistics: the sign test's tail and a bootstrap interval around it
     faster = int(m["em_faster_seeds"])
     assert m["em_faster_sign_test_p"] == pytest.approx(
@@ -156,19 +283,23 @@ def test_on_fresh_sequences_the_attention_sharpens_and_nothing_is_memorised(resu
         start, lowest = m[f"fresh_{name}_heldout_gap_to_bayes_init"], m[f"fresh_{name}_heldout_gap_min"]
         assert final < start
         assert final - lowest < 0.1 * (start - lowest)
-        assert m["fresh_memoryless_gap_to_bayes"] < final
-        # the gradient ratio ends no lower than it starts (the page: "does not fade")
-        assert (m[f"fresh_{name}_score_value_gradient_ratio_final"]
-                >= m[f"fresh_{name}_score_value_gradient_ratio_init"])
+        # the gradient ratio: positive, and no record's seed mean is above the recorded
+        # maximum over records (whether it fades is the ledger's; what the ratio measures is
+        # test_the_gradient_ratio_of_constructed_heads)
+        for when in ("init", "final"):
+            ratio = m[f"fresh_{name}_score_value_gradient_ratio_{when}"]
+            assert 0 < ratio <= m[f"fresh_{name}_score_value_gradient_ratio_max"] + 1e-12
         seeds = m[f"fresh_{name}_attention_first_seeds"] + m[f"fresh_{name}_values_first_seeds"]
         assert seeds <= m["fresh_n_seeds"]
         assert m[f"fresh_{name}_attention_first_share"] == pytest.approx(
             m[f"fresh_{name}_attention_first_seeds"] / m["fresh_n_seeds"])
-    # the page's reading of the EM-like distances: values ahead early, farther late, and
-    # their late distance of the size of their jitter between the last two records
-    assert m["fresh_em_values_remaining_early"] < m["fresh_em_attention_remaining_early"]
-    assert m["fresh_em_values_remaining_late"] > m["fresh_em_attention_remaining_late"]
-    assert m["fresh_em_values_remaining_penultimate"] > 0.5 * m["fresh_em_values_remaining_late"]
+    # the distances to the final state are distances (which of attention and values is
+    # nearer it when is the ledger's; that the measure finds a planted order is
+    # test_probe_settling_finds_a_planted_order)
+    for name in ("sgd", "em"):
+        for part in ("attention", "values"):
+            for when in ("early", "late", "penultimate"):
+                assert m[f"fresh_{name}_{part}_remaining_{when}"] >= 0
 
 
 @pytest.mark.slow

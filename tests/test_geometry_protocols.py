@@ -1,8 +1,11 @@
 """The authors' variants of the geometry protocols, on data whose answers are known."""
 
+import itertools
 import math
 
+import numpy as np
 import pytest
+import scipy.stats
 import torch
 
 from attention_dynamics.measures.geometry import (
@@ -10,7 +13,6 @@ from attention_dynamics.measures.geometry import (
     group_explained_share,
     key_orthogonality,
     manifold_summary,
-    pca,
     principal_angle_cosines,
     standardize_features,
     subspace_similarity,
@@ -40,11 +42,23 @@ def test_signed_key_orthogonality_keeps_leading_dimensions():
     keys = _randn(3, 2, 5, 16, seed=0)                           # (layers, heads, V, d)
     signed = key_orthogonality(keys, signed=True)
     assert signed.shape == (3, 2) and signed.dtype == torch.float64
-    unit = torch.nn.functional.normalize(keys[1, 0], dim=-1)
-    cos = unit @ unit.T
-    expected = (cos.sum() - cos.diagonal().sum()) / (5 * 4)
-    assert signed[1, 0].item() == pytest.approx(expected.item(), abs=1e-12)
+    # reference: a loop over the ordered pairs of distinct keys, in NumPy
+    for layer, head in ((1, 0), (2, 1)):
+        k = keys[layer, head].numpy()
+        pairs = [float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+                 for a, b in itertools.permutations(k, 2)]
+        assert len(pairs) == 5 * 4
+        assert signed[layer, head].item() == pytest.approx(np.mean(pairs), abs=1e-12)
+        assert key_orthogonality(keys)[layer, head].item() == pytest.approx(
+            np.mean(np.abs(pairs)), abs=1e-12)
     assert (signed.abs() <= key_orthogonality(keys) + 1e-12).all()
+
+
+def test_key_orthogonality_of_a_hand_worked_frame():
+    # keys at 0, 90 and 180 degrees (of any length): the pairs' cosines are 0, -1 and 0
+    keys = torch.tensor([[2.0, 0.0], [0.0, 0.5], [-1.0, 0.0]], dtype=torch.float64)
+    assert key_orthogonality(keys, signed=True).item() == pytest.approx(-1 / 3, abs=1e-15)
+    assert key_orthogonality(keys).item() == pytest.approx(1 / 3, abs=1e-15)
 
 
 def test_key_orthogonality_rejects_a_non_bool_signed():
@@ -58,9 +72,13 @@ def test_standardize_matches_manual_scaling_and_zeroes_constant_features():
     points = _randn(50, 4, seed=1) * torch.tensor([1.0, 10.0, 0.1, 1.0], dtype=torch.float64)
     points[:, 3] = 0.1                                   # constant, mean not exact in binary
     scaled = standardize_features(points)
-    manual = (points[:, :3] - points[:, :3].mean(0)) / points[:, :3].std(0, unbiased=False)
-    torch.testing.assert_close(scaled[:, :3], manual, rtol=1e-12, atol=1e-12)
+    reference = scipy.stats.zscore(points[:, :3].numpy(), axis=0, ddof=0)   # independent
+    np.testing.assert_allclose(scaled[:, :3].numpy(), reference, rtol=1e-12, atol=1e-12)
     assert (scaled[:, 3] == 0).all()
+    # by hand: 1, 2, 3, 4 have mean 5/2 and population variance 5/4
+    by_hand = standardize_features(torch.tensor([[1.0], [2.0], [3.0], [4.0]], dtype=torch.float64))
+    expected = torch.tensor([-1.5, -0.5, 0.5, 1.5], dtype=torch.float64) / math.sqrt(1.25)
+    torch.testing.assert_close(by_hand[:, 0], expected, rtol=0, atol=1e-15)
     torch.testing.assert_close(scaled[:, :3].std(0, unbiased=False),
                                torch.ones(3, dtype=torch.float64))
 
@@ -101,8 +119,12 @@ def test_best_pc_pearson_finds_a_planted_component():
     index, r = best_pc_pearson(points, coordinate)
     assert index == 3
     assert r == pytest.approx(1.0, abs=0.02)
-    scores = pca(points).scores[:, 2]
-    assert r == pytest.approx(abs(torch.corrcoef(torch.stack([scores, coordinate]))[0, 1].item()))
+    # reference: the third eigenvector of the covariance matrix (NumPy's eigh, not an SVD) and
+    # SciPy's Pearson correlation of the projections on it
+    data = points.numpy()
+    _, vectors = np.linalg.eigh(np.cov(data, rowvar=False))
+    third = (data - data.mean(0)) @ vectors[:, -3]                    # eigh sorts ascending
+    assert r == pytest.approx(abs(scipy.stats.pearsonr(third, coordinate.numpy())[0]), abs=1e-10)
     index_2, r_2 = best_pc_pearson(points, coordinate, n_components=2)
     assert index_2 in (1, 2) and r_2 < 0.3
 

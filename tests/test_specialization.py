@@ -123,14 +123,23 @@ def _first_order_setup(seed=6, n=12, m=5, c=3):
     return weights, values, upstream_of
 
 
+def _advantage_by_autograd(weights, upstream, values):
+    """``A_ij`` with the error signals ``u`` held fixed, by the routing law through autograd:
+    the loss linear in the outputs, ``sum_i u_i . o_i`` with ``o = softmax(s) V``, has
+    ``dL/ds_ij = alpha_ij A_ij``, and the scores ``s = log alpha`` give back ``alpha``."""
+    scores = weights.log().requires_grad_()
+    (grad,) = torch.autograd.grad((upstream * (scores.softmax(-1) @ values)).sum(), scores)
+    return grad / weights
+
+
 def test_feedback_kernel_is_the_value_step_change_of_the_advantage():
     weights, values, upstream_of = _first_order_setup()
     u = upstream_of(values)
     eta = 0.2
     step = predicted_value_step(weights, u, eta)
     # with u held fixed the change is linear in the step, so this is exact
-    exact = advantage(weights, u @ (values + step).transpose(-1, -2)) - advantage(
-        weights, u @ values.transpose(-1, -2))
+    exact = (_advantage_by_autograd(weights, u, values + step)
+             - _advantage_by_autograd(weights, u, values))
     assert (advantage_change(weights, u, values, step) - exact).abs().max() < TOL
     assert (exact + eta * value_feedback_kernel(weights, u)).abs().max() < TOL
 
@@ -192,9 +201,25 @@ def test_reinforcement_index():
     torch.testing.assert_close(reinforcement_index(weights, -a, a), -ones)       # against G
     other = torch.randn(3, 6, 4, dtype=F64, generator=gen)
     rho = reinforcement_index(weights, other, a)
-    g, dg = (weights * a).flatten(1), (weights * other).flatten(1)
-    torch.testing.assert_close(rho, F.cosine_similarity(dg, g, dim=1))
     assert rho.shape == (3,) and (rho.abs() < 1).all()
+    # reference: the cosine of the two gradients' N x M entries, summed entry by entry
+    for r in range(3):
+        w, drive, moved = (t[r].tolist() for t in (weights, a, other))
+        g = [w[i][j] * drive[i][j] for i in range(6) for j in range(4)]
+        dg = [w[i][j] * moved[i][j] for i in range(6) for j in range(4)]
+        dot = sum(x * y for x, y in zip(g, dg, strict=True))
+        norms = math.sqrt(sum(x * x for x in g)) * math.sqrt(sum(y * y for y in dg))
+        assert rho[r].item() == pytest.approx(dot / norms, abs=1e-14)
+    # constructed: a change whose weighted entries are orthogonal to G's gives 0, and that
+    # change scaled to G's size and added to G's own direction gives cos 45 degrees
+    g, dg = weights * a, weights * other
+    along = (g * dg).sum(dim=(1, 2), keepdim=True) / g.square().sum(dim=(1, 2), keepdim=True)
+    perpendicular = (dg - along * g) / weights                      # alpha * it is orthogonal
+    torch.testing.assert_close(reinforcement_index(weights, perpendicular, a),
+                               torch.zeros(3, dtype=F64), rtol=0, atol=1e-14)
+    size = (g.norm(dim=(1, 2)) / (weights * perpendicular).norm(dim=(1, 2))).view(3, 1, 1)
+    torch.testing.assert_close(reinforcement_index(weights, a + size * perpendicular, a),
+                               torch.full((3,), 1 / math.sqrt(2), dtype=F64), rtol=0, atol=1e-14)
     with pytest.raises(ValueError, match="change"):
         reinforcement_index(weights, other.float(), a)
 

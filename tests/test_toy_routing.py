@@ -361,10 +361,21 @@ def test_notebook_records_uniform_attention_and_the_symmetric_state_as_derived(r
 @pytest.mark.slow
 def test_notebook_compares_em_with_solved_values_and_the_coupled_run(results):
     m = results["value_update"]["metrics"]
-    # the page's reading: the solve minimises the bound (EM's is lower at the end) while the
-    # gradient run reaches the lower cross-entropy; the bound lies above the loss for both
-    assert m["toy_em_final_bound"] < m["toy_coupled_final_bound"]
-    assert m["toy_em_final_loss"] > m["toy_coupled_final_loss"]
+    # which run ends lower, in loss and in bound, is the ledger's; that the solve minimises
+    # the bound and a gradient step the loss is
+    # test_the_solve_minimises_the_mixture_bound_which_lies_above_the_loss. Here: the page's
+    # means and its seed counts agree where the counts are unanimous (a mean of per-seed
+    # differences keeps a sign that every seed shares), and the bound lies above the loss
+    n = int(m["n_seeds"])
+    for count, metric, em_lower in (("toy_em_seeds_final_loss_above", "final_loss", False),
+                                    ("toy_em_seeds_ahead_early", "loss_early", True),
+                                    ("toy_em_seeds_final_specialization_below",
+                                     "final_specialization", True)):
+        em, coupled = m[f"toy_em_{metric}"], m[f"toy_coupled_{metric}"]
+        if m[count] == n:
+            assert (em < coupled) if em_lower else (em > coupled), count
+        if m[count] == 0:
+            assert (em >= coupled) if em_lower else (em <= coupled), count
     for name in ("em", "coupled"):
         assert m[f"toy_{name}_final_bound"] >= m[f"toy_{name}_final_loss"]
         assert 0 < m[f"toy_{name}_steps_to_half_loss"] <= m["train_steps"]
