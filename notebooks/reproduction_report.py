@@ -217,31 +217,40 @@ def yardstick(claim: Claim, row: pd.Series) -> float:
     return getattr(claim.rule, "bound", None) or getattr(claim.rule, "paper", 1.0)
 
 
+def placed(claim: Claim, row: pd.Series) -> float:
+    """Where the claim sits on the figure's axis: ours against the yardstick, by size
+    (a signed statistic too), turned over where the claim wants a low number, so that
+    right of 1 is better. A null at 0 gives no ratio: the point goes beyond the edge on
+    the side of our number's sign."""
+    lower = claim.rule.lower_is_better(row["null value"])
+    if row["null value"] == 0 and not isinstance(claim.rule, OutsideNullRange):
+        better = row["ours"] < 0 if lower else row["ours"] > 0
+        return LIMITS[1] * 10 if better else LIMITS[0] / 10
+    return abs(row["ours"] / yardstick(claim, row)) ** (-1.0 if lower else 1.0)
+
+
 ratios = np.array(
     [
-        # a signed statistic is placed by its size against the yardstick, and a claim
-        # whose number should be low is turned over, so that right of 1 is better
-        (abs(row["ours"] / yardstick(claim, row)))
-        ** (-1.0 if claim.rule.lower_is_better(row["null value"]) else 1.0)
+        placed(claim, row)
         for claim, (_, row) in zip(CLAIMS, headline.iterrows(), strict=True)
     ]
 )
 shown_ratios = np.clip(ratios, *LIMITS)
-clipped = shown_ratios != ratios
+markers = np.where(ratios > LIMITS[1], ">", np.where(ratios < LIMITS[0], "<", "o"))
 fig, ax = plt.subplots(figsize=(6.5, 0.2 * len(headline) + 1.2))
 positions = np.arange(len(headline))[::-1]
 ax.axvline(1.0, color="0.5", lw=0.8)
 for verdict in VERDICTS:
     chosen = (headline["verdict"] == verdict).to_numpy()
-    for edge, marker in ((False, "o"), (True, ">")):
-        picked = chosen & (clipped == edge)
+    for marker in ("o", "<", ">"):
+        picked = chosen & (markers == marker)
         ax.scatter(
             shown_ratios[picked],
             positions[picked],
             color=COLOURS[verdict],
             s=30,
             marker=marker,
-            label=verdict if not edge else None,
+            label=verdict if marker == "o" else None,
             zorder=3,
         )
 ax.set_xscale("log")
@@ -270,7 +279,8 @@ display(
         "without a number, by the bound or the paper's number), turned over where the "
         "claim wants a low number: **right of 1 is better than the null**, left of it "
         "worse, and a failure claim (the model stays at its null) belongs at 1. "
-        "Triangles sit beyond the axis. The colour is the verdict."
+        "Triangles sit beyond the axis, as does a claim whose null is 0 (it has no "
+        "ratio), on the side of its sign. The colour is the verdict."
     )
 )
 
