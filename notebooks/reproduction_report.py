@@ -147,6 +147,7 @@ if decided_elsewhere:
                 "profile": content["profile"],
                 "date": content.get("date", "not recorded"),
                 "commit": content.get("commit", "not recorded")[:12],
+                "CPU": content["versions"].get("cpu_model", "not recorded"),
                 "library": "stale: the library changed since"
                 if content["stale"]
                 else "current",
