@@ -40,7 +40,7 @@ class RuleChange:
             its profile where it matters; ``"not recorded"`` where no build kept it.
         verdict_after: the verdict under the new rule on the same results.
         fingerprints: ``{key: (old, new)}``, each changed claim's fingerprint before and after
-            (``new`` is ``None`` for a claim the change retires, merged into another);
+            (``old`` is ``None`` for a claim the change registers, ``new`` for one it retires);
             ``None`` for a change made before the registry kept fingerprints.
     """
 
@@ -458,6 +458,30 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "reproduced (quick and decide, 0.122)",
         "not recorded",
         {"lstm-recall-fails": ("ff79d84f9029f082", "8985ba66ca1c6233")},
+    ),
+    RuleChange(
+        "2026-12-05",
+        "after 8444875",
+        (
+            "value-manifold-entropy-order-separate",
+            "value-manifold-entropy-order-shared",
+            "value-manifold-entropy-order-bijection",
+        ),
+        "two claims, one per layout of bijections without replacement, undecidable by design "
+        "(the entropy there is a function of the position)",
+        "one claim on bijections with keys drawn with replacement (the authors' generator's "
+        "default), judged as the HMM's: the best of PC1-5 beyond position against its "
+        "within-position shuffles and random init, partly when not PC1",
+        "'undecidable by design' was not true: the authors' own option, keys with replacement, "
+        "makes the entropy vary at a fixed position, so a protocol exists that separates the "
+        "claim from its null; the new claim was registered before any run of that task",
+        "inconclusive, undecidable by design (quick and decide, both rows)",
+        "not recorded",
+        {
+            "value-manifold-entropy-order-separate": ("01d1bc84f2d6ebf8", None),
+            "value-manifold-entropy-order-shared": ("dd5be3e609f6820f", None),
+            "value-manifold-entropy-order-bijection": (None, "1368da862b73c45c"),
+        },
     ),
 )
 """Every logged change of a rule, oldest first."""
