@@ -337,7 +337,8 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "against the steps where nothing changes; the bare half of the blind predictor judged "
         "the error's size instead",
         "inconclusive, short budget (quick, 0.126); not reproduced (decide, 0.106)",
-        "not recorded",
+        "inconclusive, short budget (quick: a step of 0.056 bits against 0.0018 inside); not "
+        "reproduced (decide: 0.045 against 0.0015)",
         {"hmm-length-generalisation": ("5b9c74fdaa0bba1c", "739361f2b3cc5076")},
     ),
     RuleChange(
@@ -376,7 +377,7 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "the claim partly at best; and the observation-blind predictor passes the mean-curve "
         "check with 0 by construction, so that check could not fail",
         "reproduced (quick, 0.486; decide, 0.576)",
-        "partly (quick and decide: carried by PC5)",
+        "partly (quick: PC5, 9.0 % of the variance; decide: PC5, 4.3 %)",
         {"value-manifold-hmm-leading-component": ("fb379644c76d55b9", "535944ed174dfa11")},
     ),
     RuleChange(
@@ -476,7 +477,9 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "makes the entropy vary at a fixed position, so a protocol exists that separates the "
         "claim from its null; the new claim was registered before any run of that task",
         "inconclusive, undecidable by design (quick and decide, both rows)",
-        "not recorded",
+        "inconclusive, undecided for budget (decide: the model did not learn the task, per-sample "
+        "MAE 1.10 bits against the blind predictor's 0.95; its |r| beyond position 0.244 against "
+        "0.061, on PC2)",
         {
             "value-manifold-entropy-order-separate": ("01d1bc84f2d6ebf8", None),
             "value-manifold-entropy-order-shared": ("dd5be3e609f6820f", None),
