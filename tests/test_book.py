@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from attention_dynamics.book.results import book_notebooks
+from attention_dynamics.book.rule_log import RULE_LOG
 from attention_dynamics.book.verdicts import BASES, VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,7 +176,12 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
     assert judged == metrics["claims_tested"] >= 30
     page = (built_book / "html" / "notebooks" / "reproduction_report.html").read_text()
     table = page[page.index('class="dataframe report-table"'):]
+    table = table[:table.index("</table>")]
     assert table.count("<tr") == metrics["claims_tested"] + 1  # header and one row per claim
+    # the rule log, a row per change after the header
+    log = page[page.index('class="dataframe rule-log-table"'):]
+    assert log[:log.index("</table>")].count("<tr") == metrics["rule_changes"] + 1
+    assert metrics["rule_changes"] == len(RULE_LOG) and "Rule changes" in page
     assert "null or reference" in table
     assert (built_book / "figures" / "report_claims.png").exists() and "<img" in page
     # the tally above the table says how many claims got each verdict
