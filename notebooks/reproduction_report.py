@@ -148,7 +148,11 @@ if decided_elsewhere:
                 "date": content.get("date", "not recorded"),
                 "commit": content.get("commit", "not recorded")[:12],
                 "CPU": content["versions"].get("cpu_model", "not recorded"),
-                "library": "stale: the library changed since"
+                "library": (
+                    "stale: changed since: " + ", ".join(content["changed_modules"])
+                    if content["changed_modules"]
+                    else "stale: the library changed since"
+                )
                 if content["stale"]
                 else "current",
             }
@@ -168,13 +172,13 @@ if decided_elsewhere:
                 for basis, count in tally(decide_table.to_dict("records")).items()
             )
             + "."
-            + " A results file is *current* when the library code that makes results "
-            "(every module of `attention_dynamics` outside `attention_dynamics.book`, "
-            "which only judges and shows them) has the same fingerprint now as when "
-            "the file was written; a current decide row is the claim's headline "
-            "evidence. "
+            + " A results file is *current* when every library file that its notebook "
+            "imported to make results (the modules of `attention_dynamics` outside "
+            "`attention_dynamics.book`, which only judges and shows them) is the same "
+            "now as when the file was written; a current decide row is the claim's "
+            "headline evidence. "
             + (
-                f" **Stale:** the library that makes results has changed since "
+                f" **Stale:** library code that made results has changed since "
                 f"{', '.join(stale)} ran, so their rows are shown but the headline "
                 "uses this build's; rerun `make decide`."
                 if stale

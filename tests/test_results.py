@@ -116,3 +116,55 @@ def test_committed_profile_results_are_flagged_stale_when_the_library_changed(tm
     assert found["fresh"]["stale"] is False and found["old"]["stale"] is True
     with pytest.raises(ValueError, match="profile"):
         load_profile_results("fast", tmp_path)
+
+
+def test_loaded_library_modules_list_what_was_imported_and_flag_what_changed(tmp_path,
+                                                                              monkeypatch):
+    import importlib
+    import sys
+
+    from attention_dynamics.book.results import changed_library_modules, loaded_library_modules
+
+    package = tmp_path / "fakepkg"
+    (package / "book").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "models.py").write_text("WIDTH = 64\n")
+    (package / "tasks.py").write_text("LENGTH = 8\n")
+    (package / "book" / "__init__.py").write_text("")
+    (package / "book" / "report.py").write_text("BAR = 0.5\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("fakepkg.models", "fakepkg.book.report"):
+        importlib.import_module(name)
+    try:
+        recorded = loaded_library_modules(package)
+    finally:
+        for name in ("fakepkg", "fakepkg.models", "fakepkg.book", "fakepkg.book.report"):
+            sys.modules.pop(name, None)
+    assert sorted(recorded) == ["__init__.py", "models.py"]     # tasks.py never imported
+    assert changed_library_modules(recorded, package) == []
+    (package / "tasks.py").write_text("LENGTH = 16\n")            # not used: still current
+    (package / "book" / "report.py").write_text("BAR = 0.9\n")
+    assert changed_library_modules(recorded, package) == []
+    (package / "models.py").write_text("WIDTH = 32\n")
+    assert changed_library_modules(recorded, package) == ["models.py"]
+    (package / "models.py").unlink()
+    assert changed_library_modules(recorded, package) == ["models.py"]
+
+
+def test_committed_results_with_a_module_list_are_stale_only_when_a_listed_file_changed(
+        tmp_path):
+    import json
+
+    from attention_dynamics.book.results import load_profile_results, loaded_library_modules
+
+    folder = tmp_path / "results" / "decide"
+    folder.mkdir(parents=True)
+    current = loaded_library_modules()["runtime.py"]
+    for name, digest in (("fresh", current), ("old", "0123456789abcdef")):
+        modules = {"runtime.py": digest}
+        (folder / f"{name}.json").write_text(json.dumps(
+            {"notebook": name, "profile": "decide", "metrics": {},
+             "library_fingerprint": "0123456789abcdef", "library_modules": modules}))
+    found = load_profile_results("decide", tmp_path)
+    assert found["fresh"]["stale"] is False and found["old"]["stale"] is True
+    assert found["old"]["changed_modules"] == ["runtime.py"]

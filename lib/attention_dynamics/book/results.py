@@ -4,13 +4,15 @@ Each executed notebook writes ``<results dir>/<notebook>.json``::
 
     {"notebook": ..., "profile": ..., "device": ..., "seed": ..., "wall_time_s": ...,
      "metrics": {name: number}, "timing_metrics": [names], "versions": {...}, "build_id": ...,
-     "date": ..., "commit": ..., "library_fingerprint": ...}
+     "date": ..., "commit": ..., "library_fingerprint": ..., "library_modules": {...}}
 
 ``build_id`` names the book build that executed the notebook (``None`` for a run by hand), so
 the report pages can refuse a results file left over from an earlier build. ``date``,
-``commit`` and ``library_fingerprint`` (:func:`library_fingerprint`) say when and from what
-code it was produced, so that results kept with the sources (a profile run once and committed,
-:func:`load_profile_results`) can be flagged stale when the library has changed since.
+``commit``, ``library_fingerprint`` (:func:`library_fingerprint`) and ``library_modules``
+(:func:`loaded_library_modules`: each library file the notebook had imported, with its hash)
+say when and from what code it was produced, so that results kept with the sources (a profile
+run once and committed, :func:`load_profile_results`) are flagged stale when a file they were
+computed with has changed since, and only then.
 
 Metrics listed in ``timing_metrics`` are machine-dependent (speeds, ratios of timings); every
 other metric is a deterministic function of the profile, device and seed. Each recorded
@@ -86,6 +88,39 @@ def library_fingerprint(package: str | Path = PACKAGE_ROOT) -> str:
             continue
         digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _file_hash(path: Path) -> str:
+    """SHA-256 (hex, first 16 digits) of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def loaded_library_modules(package: str | Path = PACKAGE_ROOT) -> dict[str, str]:
+    """The result-making library files imported so far in this process: ``{relative path:
+    hash}`` for every module in ``sys.modules`` whose file lies in ``package`` outside its
+    ``book`` subpackage (the files that :func:`library_fingerprint` covers)."""
+    package = Path(package).resolve()
+    found = {}
+    for module in list(sys.modules.values()):
+        location = getattr(module, "__file__", None)
+        if location is None:
+            continue
+        path = Path(location).resolve()
+        if not path.is_relative_to(package):
+            continue
+        relative = path.relative_to(package)
+        if relative.parts[0] != "book":
+            found[relative.as_posix()] = _file_hash(path)
+    return dict(sorted(found.items()))
+
+
+def changed_library_modules(recorded: Mapping[str, str],
+                            package: str | Path = PACKAGE_ROOT) -> list[str]:
+    """The files of ``recorded`` (as :func:`loaded_library_modules` gives them) that differ
+    from, or are missing in, ``package`` now."""
+    package = Path(package)
+    return [relative for relative, digest in recorded.items()
+            if not (package / relative).is_file() or _file_hash(package / relative) != digest]
 
 
 def source_commit() -> str:
@@ -224,6 +259,7 @@ class Results:
             "date": datetime.date.today().isoformat(),
             "commit": source_commit(),
             "library_fingerprint": library_fingerprint(),
+            "library_modules": loaded_library_modules(),
             "metrics": self.metrics,
             "timing_metrics": self.timing_metrics,
             "versions": environment_versions(),
@@ -253,15 +289,22 @@ that was run once and committed (``results/decide``)."""
 def load_profile_results(profile: str, root: str | Path | None = None) -> dict[str, dict]:
     """The committed results of ``profile`` (``<root>/results/<profile>/*.json``), keyed by
     notebook; empty if that profile's results were never committed. ``root`` defaults to
-    :func:`book_root`. Each file gets ``"stale": True`` when its ``library_fingerprint`` differs
-    from the current library's (:func:`library_fingerprint`), or is missing."""
+    :func:`book_root`. Each file gets ``"stale": True`` when a library file it was computed
+    with has changed since (:func:`changed_library_modules` of its ``library_modules``; a file
+    without that list is stale when its ``library_fingerprint`` differs from the current
+    library's, or is missing), and ``"changed_modules"``: the changed files."""
     check_profile(profile)
     base = Path(root) if root is not None else (book_root() or Path.cwd())
     folder = base / PROFILE_RESULTS_DIR / profile
     found = load_results(folder) if folder.is_dir() else {}
     current = library_fingerprint()
     for content in found.values():
-        content["stale"] = content.get("library_fingerprint") != current
+        if "library_modules" in content:
+            content["changed_modules"] = changed_library_modules(content["library_modules"])
+            content["stale"] = bool(content["changed_modules"])
+        else:
+            content["changed_modules"] = []
+            content["stale"] = content.get("library_fingerprint") != current
     return found
 
 
