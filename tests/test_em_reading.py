@@ -155,6 +155,75 @@ def test_probe_settling_finds_a_planted_order():
     assert attention_half.tolist() == [10, 40] and values_half.tolist() == [20, 10]
 
 
+
+def _jittering_history():
+    """Two runs whose states are mixtures of two fixed heads, built by hand, with a known
+    answer once averaged over windows of 2 records. The attention is uniform (W_Q = 0) or one
+    fixed sharp state (W_Q = 3 W), so the mean of a window's rows is ``f S + (1 - f) U`` with
+    ``f`` the window's share of sharp records, and the total variation between two such means
+    is ``|f - f'|`` times that between S and U. W_V lies on the line ``A + c (B - A)``, so the
+    values' distances are ``|c - c'|`` times ``|V_B - V_A|``. Run 0's values trend to 1 and
+    then jitter between 1.5 and 0.5; run 1's reach 1 and stay."""
+    start, end = sm.init_params([1, 2], dtype=F64), sm.init_params([3, 4], dtype=F64)
+    sharp = [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]                # attention: uniform, then sharp
+    trend = [0, 0.25, 0.5, 0.75, 1, 1.5, 0.5, 1.5, 0.5, 1.5, 0.5]
+    value_paths = [trend, [0, 0.25, 0.5, 0.75, 1, 1, 1, 1, 1, 1, 1]]
+    snapshots = []
+    for k in range(len(sharp)):
+        snapshot = start.map(torch.clone)
+        for r in range(2):
+            snapshot.w_q[r] = 3 * end.w_q[r] * sharp[k]
+            c = value_paths[r][k]
+            snapshot.w_v[r] = (1 - c) * start.w_v[r] + c * end.w_v[r]
+        snapshots.append(snapshot)
+    return _history_of(snapshots, [10 * k for k in range(len(sharp))])
+
+
+def test_smoothed_settling_takes_out_a_known_jitter():
+    """On :func:`_jittering_history`, averaged over 2 records: the sharp share is 0, 0, 0, 0,
+    1/2, 1, ... (attention remaining 1, 1, 1, 1, 1/2, 0, ...: half-way at step 40, as raw); run
+    0's values average to 0, 1/8, 3/8, 5/8, 7/8, 5/4, 1, 1, ... and end at 1, so they remain
+    1, 7/8, 5/8, 3/8, 1/8, 1/4, 0, ...: half-way at step 30, before the attention, while raw
+    they remain twice their distance to the last record's 0.5 (1, 1/2, 0, 1/2, 1, 2, 0, 2, 0,
+    2, 0) and are half-way only at the last record. Run 1 has no jitter: half-way at step 20
+    raw, 30 averaged (an average over the records before lags its trend by half a window)."""
+    probe = fr.make_probe(24, 3, torch.Generator().manual_seed(8), row_stride=4, dtype=F64)
+    history = _jittering_history()
+    smoothed = fr.smoothed_probe_settling(history, probe, window=2)
+    raw = fr.probe_settling(history, probe)
+    sharp_share = torch.tensor([0, 0, 0, 0, 0.5] + [1] * 6, dtype=F64)
+    expected_attention = (1 - sharp_share).unsqueeze(1).expand(-1, 2)
+    averaged = torch.tensor([0, 1 / 8, 3 / 8, 5 / 8, 7 / 8, 5 / 4, 1, 1, 1, 1, 1], dtype=F64)
+    steady = torch.tensor([0, 1 / 8, 3 / 8, 5 / 8, 7 / 8, 1, 1, 1, 1, 1, 1], dtype=F64)
+    expected_values = torch.stack([(averaged - 1).abs(), (steady - 1).abs()], dim=1)
+    torch.testing.assert_close(smoothed.attention_remaining, expected_attention, rtol=0,
+                               atol=1e-12)
+    torch.testing.assert_close(smoothed.value_remaining, expected_values, rtol=0, atol=1e-12)
+    half = {name: [settling_step(s.steps, getattr(s, f"{part}_remaining"), 0.5).tolist()
+                   for part in ("attention", "value")]
+            for name, s in (("smoothed", smoothed), ("raw", raw))}
+    assert half["smoothed"] == [[40, 40], [30, 30]]
+    assert half["raw"] == [[40, 40], [100, 20]]
+    with pytest.raises(ValueError, match="window"):
+        fr.smoothed_probe_settling(history, probe, window=12)
+    with pytest.raises(ValueError, match="window"):
+        fr.smoothed_probe_settling(history, probe, window=0)
+
+
+def test_smoothed_settling_over_one_record_is_probe_settling():
+    """A window of one record averages nothing: the same numbers as :func:`probe_settling`,
+    which measures them another way (``frame_precision`` per probe sequence, then pooled)."""
+    probe = fr.make_probe(24, 3, torch.Generator().manual_seed(4), row_stride=4, dtype=F64)
+    snapshots = [sm.init_params([5 + k, 9 + k, 13 + k], dtype=F64).map(lambda w: w * 3)
+                 for k in range(4)]
+    history = _history_of(snapshots, [0, 5, 10, 15])
+    smoothed = fr.smoothed_probe_settling(history, probe, window=1)
+    raw = fr.probe_settling(history, probe)
+    for field in ("attention_remaining", "value_remaining", "attention_total", "value_total"):
+        torch.testing.assert_close(getattr(smoothed, field), getattr(raw, field), rtol=1e-10,
+                                   atol=1e-12)
+
+
 def test_the_gradient_ratio_of_constructed_heads():
     """``|dL/ds| / |dL/dv|`` on heads with known answers: with W_V = 0 every value is the same
     vector, so moving attention changes nothing and the ratio is 0; scaling W_V by c and W_O
@@ -204,6 +273,12 @@ def test_the_speed_up_is_counted_from_its_step_counts(results):
     assert faster in range(int(n) + 1) and metrics["em_heldout_faster_seeds"] in range(int(n) + 1)
     assert (faster == n) == (metrics["em_steps_max"] < steps)
     assert (faster == 0) == (metrics["em_steps_min"] == steps)
+    # the paired differences are the runs' own, seed by seed: their mean is the difference
+    # of the schedules' means (whether they favour EM-like is the ledger's)
+    for name in ("final_entropy", "final_accuracy", "gap_to_bayes"):
+        assert metrics[f"em_minus_sgd_{name}_n_seeds"] == n
+        assert metrics[f"em_minus_sgd_{name}"] == pytest.approx(
+            metrics[f"em_{name}"] - metrics[f"sgd_{name}"], abs=1e-6)
     for name in ("sgd", "em"):          # a predictive over 8 symbols
         assert 0 <= metrics[f"{name}_final_entropy"] <= math.log(8) + 1e-6
         assert 0 <= metrics[f"{name}_final_accuracy"] <= 1
@@ -289,10 +364,13 @@ def test_on_fresh_sequences_the_attention_sharpens_and_nothing_is_memorised(resu
         for when in ("init", "final"):
             ratio = m[f"fresh_{name}_score_value_gradient_ratio_{when}"]
             assert 0 < ratio <= m[f"fresh_{name}_score_value_gradient_ratio_max"] + 1e-12
-        seeds = m[f"fresh_{name}_attention_first_seeds"] + m[f"fresh_{name}_values_first_seeds"]
-        assert seeds <= m["fresh_n_seeds"]
-        assert m[f"fresh_{name}_attention_first_share"] == pytest.approx(
-            m[f"fresh_{name}_attention_first_seeds"] / m["fresh_n_seeds"])
+        for kind in ("", "_smoothed"):  # unaveraged, and averaged over a window of records
+            seeds = (m[f"fresh_{name}{kind}_attention_first_seeds"]
+                     + m[f"fresh_{name}{kind}_values_first_seeds"])
+            assert seeds <= m["fresh_n_seeds"]
+            assert m[f"fresh_{name}{kind}_attention_first_share"] == pytest.approx(
+                m[f"fresh_{name}{kind}_attention_first_seeds"] / m["fresh_n_seeds"])
+            assert m[f"fresh_{name}{kind}_attention_first_share_n_seeds"] == m["fresh_n_seeds"]
     # the distances to the final state are distances (which of attention and values is
     # nearer it when is the ledger's; that the measure finds a planted order is
     # test_probe_settling_finds_a_planted_order)

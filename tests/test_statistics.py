@@ -19,6 +19,12 @@ def test_the_sign_test_is_a_sum_of_binomial_terms(k, n):
         sum(math.comb(n, j) for j in range(k, n + 1)) / 2**n, abs=1e-15)
 
 
+def test_the_t_interval_of_values_without_spread_is_their_value():
+    assert t_interval([1.0, 1.0, 1.0]) == (1.0, 1.0)
+    low, high = t_interval([1.0, 1.0, 1.0 + 1e-9])  # any spread gives a proper interval
+    assert low < 1.0 < high
+
+
 def test_the_t_interval_uses_the_printed_quantile():
     values = np.array([1.0, 2.0, 4.0, 3.0, 6.0, 5.0, 8.0, 7.0])
     half = 2.3646 * values.std(ddof=1) / math.sqrt(8)  # t(0.975, 7) from a printed table

@@ -53,7 +53,11 @@ def test_beats_null_and_at_null():
     init = Null("random init", "init")
     assert decide(BeatsNull(), 0.2, init, {"init": 0.3})[0] == "reproduced"
     assert decide(BeatsNull(), 0.3, init, {"init": 0.2})[0] == "not reproduced"
-    assert decide(BeatsNull(at_most=False, factor=2), 4.0, init, {"init": 2.0})[0] == "reproduced"
+    assert decide(BeatsNull(at_most=False, factor=2), 4.1, init, {"init": 2.0})[0] == "reproduced"
+    # equal to the bar is not beating it
+    assert decide(BeatsNull(at_most=False, factor=2), 4.0, init, {"init": 2.0})[0] == \
+        "not reproduced"
+    assert decide(BeatsNull(), 0.3, init, {"init": 0.3})[0] == "not reproduced"
     assert decide(BeatsNull(at_most=False, factor=2), 3.9, init, {"init": 2.0})[0] == \
         "not reproduced"
     floor = Null("context-free floor", "floor")
@@ -142,7 +146,7 @@ def test_a_claim_needs_its_result_and_reports_its_null():
                       "device": "cpu"}}
     row = compared.row(results)
     assert row["verdict"] == "reproduced" and row["null value"] == 2.0
-    assert row["rule"] == "≤ the null"
+    assert row["rule"] == "< the null"
 
 
 def test_a_bound_with_a_margin_must_also_beat_its_null():

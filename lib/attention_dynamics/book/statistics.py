@@ -44,11 +44,14 @@ def sign_test_p(k: int, n: int) -> float:
 
 def t_interval(values, level: float = 0.95) -> tuple[float, float]:
     """Student's t interval ``(low, high)`` at ``level`` of the mean of ``values`` (1-D, at
-    least 2 of them; e.g. one value per disjoint part of a probe)."""
+    least 2 of them; e.g. one value per disjoint part of a probe). Values without spread give
+    the point ``(mean, mean)``."""
     data = np.asarray(values, dtype=float)
     if data.ndim != 1 or data.size < 2:
         raise ValueError(f"values must be 1-D with at least 2 entries; got shape {data.shape}")
     check_level(level)
+    if np.all(data == data[0]):  # scipy's interval is undefined at a zero scale
+        return float(data[0]), float(data[0])
     low, high = stats.t.interval(level, data.size - 1, loc=data.mean(), scale=stats.sem(data))
     return float(low), float(high)
 

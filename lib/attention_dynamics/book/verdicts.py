@@ -284,7 +284,8 @@ class Quantity:
 
 @dataclass(frozen=True)
 class BeatsNull:
-    """Reproduced when ``value <= factor * null`` (``at_most``) or ``>=`` (not ``at_most``)."""
+    """Reproduced when ``value < factor * null`` (``at_most``) or ``>`` (not ``at_most``):
+    a value that only equals the null's does not beat it."""
 
     at_most: bool = True
     factor: float = 1.0
@@ -295,7 +296,7 @@ class BeatsNull:
         if null is None:
             raise ValueError("BeatsNull needs a null with a value")
         bound = self.factor * null
-        holds = value <= bound if self.at_most else value >= bound
+        holds = value < bound if self.at_most else value > bound
         return REPRODUCED if holds else NOT_REPRODUCED
 
     def would_change(self, verdict: str, value: float, null: float | None,
@@ -304,8 +305,8 @@ class BeatsNull:
         if null is None:
             raise ValueError("BeatsNull needs a null with a value")
         holds = verdict == REPRODUCED
-        side = ("above" if holds else "at most") if self.at_most else (
-            "below" if holds else "at least")
+        side = ("at least" if holds else "below") if self.at_most else (
+            "at most" if holds else "above")
         text = f"a value {side} {self.factor * null:.3g}"
         if self.factor != 1:
             text += f" ({self.factor:g} × the null's {null:.3g})"
@@ -321,7 +322,7 @@ class BeatsNull:
     def describe(self) -> str:
         """The rule in a few symbols, for the report's table."""
         factor = "" if self.factor == 1 else f"{self.factor:g} × "
-        return f"{'≤' if self.at_most else '≥'} {factor}the null"
+        return f"{'<' if self.at_most else '>'} {factor}the null"
 
 
 @dataclass(frozen=True)
@@ -945,10 +946,13 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     if verdict == INCONCLUSIVE:  # a rule that can leave a value undecided says on what basis
         reason = rule.undecided(value, metrics)
         change = rule.would_change(verdict, value, null_value, metrics)
-        # a larger sample alone would end at a failure of an unfinished run
-        if (rule.undecided_basis == FOR_BUDGET and unfinished
-                and rule.leans_against(value, metrics) != failure):
-            reason, change = f"{reason} and {unfinished}", f"{change}; {training}"
+        if rule.undecided_basis == FOR_BUDGET and unfinished:
+            if rule.leans_against(value, metrics) != failure:
+                # a larger sample alone would end at a failure of an unfinished run
+                reason, change = f"{reason} and {unfinished}", f"{change}; {training}"
+            elif still_learning is not None and still_learning.reason(metrics):
+                # more seeds alone would decide it, but the reader should know
+                reason = f"{reason}; the run was unfinished ({still_learning.reason(metrics)})"
         return Decision(INCONCLUSIVE, reason, rule.undecided_basis, change)
     null_passes = (isinstance(rule, Bound | Quantity) and null_value is not None
                    and rule.judge(null_value) in (REPRODUCED, PARTLY))

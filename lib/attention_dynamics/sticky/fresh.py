@@ -20,7 +20,9 @@ sequences (:func:`make_probe`), the same for every run and every record:
 - the ratio ``|dL/ds| / |dL/dv|`` of the gradient norms in the scores and in the value vectors
   (:func:`score_value_gradients`);
 - a copy of the weights, from which :func:`probe_settling` measures how far the attention rows
-  and the value vectors still are from where training leaves them.
+  and the value vectors still are from where training leaves them, and
+  :func:`smoothed_probe_settling` the same on trajectories averaged over a window of records
+  (which a jittering run needs).
 
 Shapes: ``R`` runs, ``P`` probe sequences of ``N = T - 1`` positions, ``Q`` probe query rows,
 ``K`` records. Losses are mean cross-entropies in nats.
@@ -29,6 +31,7 @@ Shapes: ``R`` runs, ``P`` probe sequences of ``N = T - 1`` positions, ``Q`` prob
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -417,3 +420,66 @@ def probe_settling(history: FreshHistory, probe: FreshProbe) -> ProbeSettling:
                          attention_total=attention[0],
                          value_total=values[0] / first_norm.pow(2).view(n_runs, n_probe)
                          .sum(dim=1).sqrt())
+
+
+
+def smoothed_probe_settling(history: FreshHistory, probe: FreshProbe, window: int
+                            ) -> ProbeSettling:
+    """:func:`probe_settling` on time-averaged trajectories: each record's attention rows and
+    value vectors on the probe replaced by their mean over the last ``window`` records.
+
+    A run whose values jitter from record to record around where they have settled (a high
+    value rate on fresh data) stays as far from the last record as the jitter is large, so its
+    raw half-way point comes late whatever its trend. Averaging over a window fixed in advance
+    takes the jitter out and keeps the trend. Record ``k`` averages records
+    ``max(0, k - window + 1) .. k`` (record 0 is the initial state itself, and each average sees
+    only records up to its own), and the state that training leaves is the average of the last
+    ``window`` records. Averaged attention rows are still distributions, so their distances are
+    mean total variations, as in :func:`probe_settling`; averaged values are pooled into one
+    Frobenius norm over all probe positions.
+
+    Args:
+        history: a :func:`train_fresh` history of ``R`` runs and ``K >= 2`` records.
+        probe: the probe it was measured on.
+        window: records averaged, a positive int at most ``K``; 1 gives the numbers of
+            :func:`probe_settling`.
+
+    Returns:
+        A :class:`ProbeSettling` of the averaged trajectories: ``(K, R)`` remaining distances,
+        and ``attention_total``, ``value_total`` ``(R,)`` between the averaged first and last
+        states (the values' relative to ``|V_0|_F``).
+    """
+    snapshots = history.param_snapshots
+    if len(snapshots) < 2:
+        raise ValueError("history must hold at least 2 records (train at least 1 step)")
+    check_positive_int("window", window)
+    if window > len(snapshots):
+        raise ValueError(f"window must be at most the {len(snapshots)} records; got {window}")
+    n_runs = history.final_params.n_runs
+    _, x = _over_probe(snapshots[0], probe)
+    rows = probe.rows.to(x.device)
+
+    def state(params: HeadParams) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rows ``(R P, Q, N)`` and values ``(R P, N, d_v)`` on the probe, float64."""
+        expanded = _over_probe(params, probe)[0]
+        return attention_rows(expanded, x, rows).double(), (x @ expanded.w_v).double()
+
+    def averaged(states) -> tuple[torch.Tensor, torch.Tensor]:
+        return tuple(torch.stack(part).mean(dim=0) for part in zip(*states, strict=True))
+
+    final_rows, final_values = averaged([state(p) for p in snapshots[-window:]])
+    recent = deque(maxlen=window)
+    attention, values = [], []
+    for params in snapshots:
+        recent.append(state(params))
+        current_rows, current_values = averaged(recent)
+        drift = 0.5 * (current_rows - final_rows).abs().sum(dim=-1)           # (R P, Q)
+        attention.append(drift.view(n_runs, -1).mean(dim=1))
+        values.append((current_values - final_values).view(n_runs, -1).norm(dim=1))
+    attention, values = torch.stack(attention).cpu(), torch.stack(values).cpu()
+    first_norm = state(snapshots[0])[1].view(n_runs, -1).norm(dim=1).cpu()
+    return ProbeSettling(steps=history.steps.clone(),
+                         attention_remaining=attention / attention[0],
+                         value_remaining=values / values[0],
+                         attention_total=attention[0],
+                         value_total=values[0] / first_norm)
