@@ -118,9 +118,9 @@ quick = dict(
     n_seeds=3,
     # (g): the separate layout at a constant rate after the warm-up
     frame_training=dict(
-        steps=1000, batch_size=128, lr=3e-3, warmup_steps=75, final_lr_fraction=1.0
+        steps=800, batch_size=128, lr=3e-3, warmup_steps=75, final_lr_fraction=1.0
     ),
-    late_checkpoints=21,
+    late_checkpoints=11,
 )
 settings = select(
     profile,
@@ -136,6 +136,7 @@ settings = select(
         frame_training=dict(
             steps=1500, batch_size=128, lr=3e-3, warmup_steps=75, final_lr_fraction=1.0
         ),
+        late_checkpoints=21,
     ),
     paper=dict(
         n_symbols=20,
