@@ -210,6 +210,15 @@ def test_every_path_of_a_decision_has_its_basis():
     assert "stayed near uniform" in made.reason
     made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.5}, solved=at_setting)
     assert (made.verdict, made.basis) == ("reproduced", "evidence for")
+    # the regime unmet, another setting named that could reach it: undecided for budget, and
+    # that setting is what would decide
+    elsewhere = Solved("uniformity", 0.8, unmet="the attention stayed near uniform",
+                       other_setting="the deep variant on 6 seeds")
+    made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.96}, solved=elsewhere)
+    assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
+    assert made.would_change == "the deep variant on 6 seeds"
+    with pytest.raises(ValueError, match="by_design or other_setting"):
+        Solved("uniformity", 0.8, by_design="x", other_setting="y")
     # undecidable by design, stated in words: whatever the value, the checks or the null
     for value in (0.0, 0.99):
         made = decision(Bound(0.8, at_most=False), value, floor, {"floor": 0.1, "mae": 0.3},

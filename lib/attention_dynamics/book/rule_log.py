@@ -721,6 +721,36 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "not reproduced (the authors' checkpoint: 0.465 against 0.147 at random init)",
         {"key-orthogonality-authors-checkpoint": (None, "65d6f3f75108f840")},
     ),
+    # the referee's reading of 2026-12-05 (helper-5, build d4ae431)
+    RuleChange(
+        "2026-12-05",
+        "after cbf304e",
+        ("hmm-mean-curve-matches-bayes",),
+        "a row of its own: the mean-curve MAE at most 0.05 bits (the quick profile's target), "
+        "against the observation-blind predictor, whose mean-curve MAE is 0 by construction",
+        "retired: the mean-curve MAE is shown beside the per-sample row "
+        "(hmm-per-sample-tracks-bayes), which separates the claim from that null",
+        "the null passes the rule by construction, so the row could never decide anything, "
+        "and its 0.05 was a bare target that no paper or null gave; the referee refused it",
+        "inconclusive (decide: 0.027 bits; the null passes the same rule)",
+        "no row; the per-sample row stays reproduced (decide: 6 of 6 seeds)",
+        {"hmm-mean-curve-matches-bayes": ("fc558448b50beeb5", None)},
+    ),
+    RuleChange(
+        "2026-12-05",
+        "after cbf304e",
+        ("attention-first-authors-setting",),
+        "an attention that never leaves uniform at the authors' own setting is undecidable by "
+        "design",
+        "undecided for budget, the setting that would decide named: the authors' deep variant "
+        "(4 layers, AdamW, sticky.deep) on 6 seeds, which the paper profile runs",
+        "'undecidable by design' holds only when no protocol, the authors' own options "
+        "included, could separate the claim from its null; the authors' deep variant is such an "
+        "option (the referee refused the row)",
+        "inconclusive, undecidable by design (decide: attention near uniform, 0.951)",
+        "inconclusive, undecided for budget (decide: attention near uniform, 0.951)",
+        {"attention-first-authors-setting": ("735adb81046a3d52", "083ee155f02b6061")},
+    ),
 )
 """Every logged change of a rule, oldest first."""
 

@@ -714,6 +714,8 @@ class Solved:
     the run already used the claim's own setting in full (the authors' rates, steps and data),
     so that training longer is not the answer, ``by_design`` says what would decide the claim
     instead, and an unmet regime is undecidable by design rather than undecided for budget.
+    Where another setting the authors ran could reach the regime, ``other_setting`` names it
+    instead: the claim is then undecided for budget, and that setting is what would decide it.
 
     With ``relative_to`` (a metric: a null's error, e.g. the observation-blind predictor's MAE)
     the bar is ``max_error`` times that metric's value, so that a run counts as solved only
@@ -725,6 +727,12 @@ class Solved:
     unmet: str = "the model did not solve the task"
     by_design: str | None = None
     relative_to: str | None = None
+    other_setting: str | None = None
+
+    def __post_init__(self):
+        if self.by_design is not None and self.other_setting is not None:
+            raise ValueError("give by_design or other_setting, not both: a claim another "
+                             "setting could decide is not undecidable by design")
 
     def bar(self, metrics: dict[str, float]) -> float:
         """The largest error that counts as solved in this run."""
@@ -754,6 +762,8 @@ class Solved:
         left undecided, in words."""
         if self.by_design is not None:
             return self.by_design
+        if self.other_setting is not None:
+            return self.other_setting
         bar = f"{self.max_error:g}" if self.relative_to is None else (
             f"{self.max_error:g} × {self.relative_to}")
         return f"training until {self.metric} is at most {bar} ({self.unmet} in this run)"
