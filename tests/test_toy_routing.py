@@ -6,6 +6,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from attention_dynamics.chapters.value_update.controls import departure_from_symmetry
 from attention_dynamics.gradients import cross_entropy_hvp, cross_entropy_upstream
 from attention_dynamics.measures.specialization import (
     predicted_value_step,
@@ -164,19 +165,10 @@ ALL_CONDITIONS = CONDITIONS + SEQUENTIAL_CONDITIONS
 SHORT = ToyConfig(n_per_group=8, steps=60, record_every=10)
 
 
-def _departure(run):
-    """Per snapshot, seed and condition ``(S, K, C)``: the largest distance of a value from the
-    values' mean, and the largest departure of an attention weight from uniform."""
-    centred = run.values - run.values.mean(dim=-2, keepdim=True)
-    spread = centred.norm(dim=-1).amax(dim=-1)
-    tilt = (run.weights - 1 / run.weights.shape[-1]).abs().amax(dim=(-2, -1))
-    return spread, tilt
-
-
 def test_the_symmetric_state_is_a_fixed_point_of_every_condition():
     # uniform attention (W_Q = 0) and equal values (all 0): no routing gradient, equal pulls
     run = run_ablation(replace(SHORT, routing_scale=0.0, value_scale=0.0), [3, 4], ALL_CONDITIONS)
-    spread, tilt = _departure(run)
+    spread, tilt = departure_from_symmetry(run)
     assert spread.max() < 1e-12 and tilt.max() < 1e-12
 
 
@@ -184,7 +176,7 @@ def test_only_the_coupled_dynamics_amplifies_a_small_asymmetry():
     # prop-symmetric-drive: near the symmetric state each half is driven by the other's departure
     eps = 1e-6
     run = run_ablation(replace(SHORT, routing_scale=0.0, value_scale=eps), [3, 4], ALL_CONDITIONS)
-    spread, tilt = _departure(run)
+    spread, tilt = departure_from_symmetry(run)
     coupled = run.condition("coupled")
     assert (spread[-1, :, coupled] > 1000 * spread[0, :, coupled]).all()   # it feeds on itself
     controls = [run.condition(name) for name in ALL_CONDITIONS[1:]]

@@ -13,13 +13,14 @@ floating-point sums, so that a seed fixes every number.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import torch
 
 from attention_dynamics.book.formatting import use_reader_number_format
 from attention_dynamics.book.plotting import use_book_style
-from attention_dynamics.book.results import Results
+from attention_dynamics.book.results import Results, _glue
 from attention_dynamics.runtime import resolve_device, seed_everything
 
 
@@ -52,3 +53,10 @@ def setup_notebook(notebook: str, profile: str, device: str, seed: int) -> Noteb
     if resolved.type == "cpu":
         torch.set_num_threads(1)
     return NotebookSetup(resolved, generator, results)
+
+
+def glue_each(values: Mapping[str, object]) -> None:
+    """Glue each of ``values`` (phrases, tables, figures that a chapter page places) under its
+    name, without displaying it; a no-op outside a Jupyter kernel."""
+    for name, value in values.items():
+        _glue(name, value)

@@ -751,6 +751,22 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "inconclusive, undecided for budget (decide: attention near uniform, 0.951)",
         {"attention-first-authors-setting": ("735adb81046a3d52", "083ee155f02b6061")},
     ),
+    RuleChange(
+        "2026-12-05",
+        "after 346a788",
+        ("loop-beyond-capacity",),
+        "each seed's margin of the coupled run over the better sequential order, both at the "
+        "end of the run (equal steps)",
+        "each seed's margin of the coupled run at the switch (equal updates: each parameter "
+        "updated as often as in a whole sequential run) over the better sequential order at "
+        "its end; the margin at equal steps shown beside",
+        "at equal steps the coupled run updates every parameter twice as often as a "
+        "sequential run, so its lead could be the extra updates rather than the loop (the "
+        "referee refused the row)",
+        "reproduced (quick: 7 of 8 seeds, bounds 0.53-0.99)",
+        "inconclusive (quick: 6 of 8 seeds at equal updates, mean margin 0.061)",
+        {"loop-beyond-capacity": ("8dac5ddf946f1595", "9010b07c07d57896")},
+    ),
 )
 """Every logged change of a rule, oldest first."""
 

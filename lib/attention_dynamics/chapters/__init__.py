@@ -1,0 +1,21 @@
+"""The book's chapters as library modules: each chapter's experiment, run from code.
+
+One module per chapter notebook, named after it. Each holds
+
+- ``SETTINGS``: the chapter's settings per profile (``quick``, ``decide``, ``paper``) and
+  ``settings(profile, n_seeds=None)``, which returns a copy (``n_seeds`` overrides the
+  number of seeds where the chapter trains on several);
+- experiment functions that take their inputs as arguments (settings, device, seed) and return
+  typed results (dataclasses), recording each metric into a
+  :class:`~attention_dynamics.book.results.Results`;
+- figure functions: results in, a matplotlib figure out;
+- ``run(results, settings, device, seed)``: the whole experiment in the notebook's order, so
+  that the command line (``python -m attention_dynamics run CHAPTER``) writes the very results
+  file the notebook writes.
+
+The notebooks import these modules, run them part by part, show the figures and narrate.
+"""
+
+CHAPTERS = ("score_gradient", "value_update", "em_reading")
+"""The chapter modules so far, in the book's order (each named after its notebook); chapters 4
+and 5 still run their experiments in their notebooks."""

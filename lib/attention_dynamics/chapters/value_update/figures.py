@@ -1,0 +1,250 @@
+"""Chapter 2's figures and its table, each drawn from the parts' results (a matplotlib figure,
+or a DataFrame)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.figure import Figure
+
+from attention_dynamics.book.plotting import panel_grid, plot_seed_band
+from attention_dynamics.chapters.value_update.controls import (
+    EM_MEASURES,
+    CapacityControls,
+    EmComparison,
+    InitSweep,
+    SymmetricStart,
+)
+from attention_dynamics.chapters.value_update.experiment import (
+    LABELS,
+    Conditions,
+    FeedbackAlignment,
+    FirstOrderCheck,
+    UniformStart,
+)
+from attention_dynamics.chapters.value_update.settings import RESPONSIBILITY_STEPS
+from attention_dynamics.measures import specialization as spec
+from attention_dynamics.toy_routing import CONDITIONS
+
+COLOURS = {"coupled": "C0", "frozen_routing": "C1", "frozen_values": "C2"}
+"""The three conditions' colours."""
+
+
+def _draw_value_paths(ax, values, weights, groups, n_groups: int, reach: float,
+                      label: str) -> None:
+    """Paths of the values ``(S, M, G)`` in the sum-zero plane, coloured by the group that holds
+    most of their final attention ``weights`` ``(S, N, M)``; end dots sized by attention mass;
+    grey arrows to the classes, ``reach`` logits long."""
+    basis = spec.sum_zero_basis(n_groups)
+    palette = sns.color_palette("colorblind", n_groups)
+    coords = (values @ basis).numpy()  # (S, M, 2)
+    owner = spec.dominant_group(weights[-1], groups, n_groups).numpy()
+    mass = weights[-1].mean(dim=0).numpy()  # share of all attention, (M,)
+    for g in range(n_groups):
+        tip = basis[g].numpy() / np.linalg.norm(basis[g].numpy()) * reach
+        ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color="0.6",
+                                                               lw=1.2))
+        ax.text(*(tip * 1.1), f"class {g}", color="0.35", ha="center", va="center", fontsize=9)
+    for j in range(coords.shape[1]):
+        colour = palette[owner[j]]
+        ax.plot(coords[:, j, 0], coords[:, j, 1], color=colour, lw=1.6, alpha=0.9)
+        ax.plot(*coords[0, j], "o", color=colour, mfc="white", ms=5)
+        ax.plot(*coords[-1, j], "o", color=colour, ms=4 + 16 * mass[j])
+    ax.set_xlim(-reach * 1.25, reach * 1.25)
+    ax.set_ylim(-reach * 1.25, reach * 1.25)
+    ax.set_aspect("equal")
+    ax.set_xlabel(label)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def value_paths_figure(conditions: Conditions) -> Figure:
+    """The values of the first seed moving through the sum-zero plane of logit space, one panel
+    per condition (coupled, routing frozen, values frozen)."""
+    run, idx = conditions.run, conditions.index
+    groups, n_groups = run.queries.groups, run.config.n_groups
+    basis = spec.sum_zero_basis(n_groups)
+    palette = sns.color_palette("colorblind", n_groups)
+    shown = {name: (run.values[:, 0, idx[name]], run.weights[:, 0, idx[name]])
+             for name in CONDITIONS}
+    reach = 1.05 * max(float((v @ basis).abs().max()) for v, _ in shown.values())
+    fig, axes = panel_grid(3, panel_size=(4.4, 4.0))
+    for ax, (name, (values, weights)) in zip(axes, shown.items(), strict=True):
+        _draw_value_paths(ax, values, weights, groups, n_groups, reach, LABELS[name])
+    handles = [plt.Line2D([], [], color=palette[g], lw=2, label=f"mostly group {g}")
+               for g in range(n_groups)]
+    handles += [plt.Line2D([], [], marker="o", color="0.3", mfc="white", ls="", label="start"),
+                plt.Line2D([], [], marker="o", color="0.3", ls="",
+                           label="end (size: attention mass)")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False)
+    return fig
+
+
+def responsibility_figure(conditions: Conditions) -> Figure:
+    """The responsibility matrix ``(G, M)`` of the first seed's coupled run at four snapshots,
+    each value's attention mass above its column; values ordered by their final group."""
+    run, c, step_axis = conditions.run, conditions.index["coupled"], conditions.step_axis
+    groups, n_groups = run.queries.groups, run.config.n_groups
+    snapshots = [0, *(int(np.searchsorted(step_axis, step)) for step in RESPONSIBILITY_STEPS),
+                 len(step_axis) - 1]
+    weights_0 = run.weights[:, 0, c]
+    resp = spec.responsibility_matrix(weights_0, groups, n_groups)  # (S, G, M)
+    mass = weights_0.mean(dim=-2)  # (S, M)
+    order = np.lexsort((-mass[-1].numpy(), resp[-1].argmax(dim=0).numpy()))
+    fig, axes = plt.subplots(2, len(snapshots), figsize=(11, 3.6), height_ratios=[1, 3],
+                             sharex="col")
+    for k, s in enumerate(snapshots):
+        axes[0, k].bar(np.arange(run.config.n_values) + 0.5, mass[s, order].numpy(), color="0.55",
+                       width=0.7)
+        axes[0, k].set_ylim(0, 1)
+        axes[0, k].set_yticks([0, 0.5, 1] if k == 0 else [])
+        sns.heatmap(resp[s][:, order].numpy(), ax=axes[1, k], vmin=0, vmax=1, cmap="mako_r",
+                    annot=True, fmt=".2f", annot_kws={"fontsize": 7}, cbar=False,
+                    xticklabels=[str(j) for j in order], yticklabels=k == 0)
+        axes[1, k].set_xlabel(f"value (step {int(step_axis[s])})")
+        if k == 0:
+            axes[1, k].set_ylabel("group")
+            axes[0, k].set_ylabel("mass")
+    return fig
+
+
+def specialization_figure(conditions: Conditions, uniform: UniformStart) -> Figure:
+    """Prototype specialization, routing specialization and loss (nats) over training, seed
+    means with the range of the seeds: the three conditions and the two runs from uniform
+    attention."""
+    u_fr, u_fv = uniform.run.condition("frozen_routing"), uniform.run.condition("frozen_values")
+    ours = (conditions.proto, conditions.routing, conditions.run.loss)
+    from_uniform = (uniform.proto, uniform.routing, uniform.run.loss)
+    lines = [  # (label, colour, style, run's series, index of the condition)
+        *((LABELS[name], COLOURS[name], "-", ours, conditions.index[name]) for name in CONDITIONS),
+        ("routing frozen uniform", "0.5", "--", from_uniform, u_fr),
+        ("routing from uniform, values frozen", "0.3", ":", from_uniform, u_fv),
+    ]
+    fig, axes = panel_grid(3)
+    ylabels = ["prototype specialization", "routing specialization", "loss (nats)"]
+    for k, (ax, ylabel) in enumerate(zip(axes, ylabels, strict=True)):
+        for label, colour, ls, series, c_line in lines:
+            plot_seed_band(ax, conditions.step_axis, series[k][:, :, c_line], colour, label=label,
+                           ls=ls, lw=1.8)
+        ax.set_xlabel("step")
+        ax.set_ylabel(ylabel)
+    axes[0].legend(frameon=False, fontsize=8)
+    return fig
+
+
+def feedback_figure(first_order: FirstOrderCheck, alignment: FeedbackAlignment,
+                    conditions: Conditions) -> Figure:
+    """The relative error of the predicted advantage change against the value step size
+    (left), and the reinforcement index of each part of a value step along the coupled runs
+    (right)."""
+    step_axis = conditions.step_axis
+    fig, axes = panel_grid(2, panel_size=(4.4, 3.6))
+    for (label, (tot, fb)), marker in zip(first_order.errors.items(), ["o", "s"], strict=True):
+        axes[0].loglog(first_order.etas, tot, marker=marker, color="C0",
+                       label=f"feedback + curvature, {label}")
+        axes[0].loglog(first_order.etas, fb, marker=marker, color="C3", ls="--",
+                       label=f"feedback only, {label}")
+    axes[0].set_xlabel(r"value step size $\eta$")
+    axes[0].set_ylabel(r"relative error of predicted $\Delta A$")
+    axes[0].legend(frameon=False, fontsize=8)
+    for (name, series), colour in zip(alignment.alignment.items(), ["C0", "C1", "0.2"],
+                                      strict=True):
+        plot_seed_band(axes[1], step_axis, series, colour, label=name, lw=1.8)
+    axes[1].axhline(0, color="0.5", lw=0.8)
+    axes[1].set_xscale("symlog", linthresh=10)
+    axes[1].set_xlim(0, step_axis[-1])
+    axes[1].set_xlabel("step (coupled runs)")
+    axes[1].set_ylabel(r"cosine of $\alpha\odot\Delta A$ part with $G$")
+    axes[1].legend(frameon=False, fontsize=9)
+    return fig
+
+
+def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
+                            symmetric: SymmetricStart) -> Figure:
+    """Prototype specialization of the coupled run and the capacity controls from the random
+    start and from the symmetric state, and the departure from the symmetric state (the
+    values' spread, the attention's tilt) of the coupled run and the ablations."""
+    idx, step_axis = conditions.index, conditions.step_axis
+    switch = conditions.run.config.steps // 2
+    fig, axes = panel_grid(3)
+    control_lines = [  # (label, colour, style, condition; None: the recombined halves)
+        ("coupled", "C0", "-", "coupled"),
+        ("routing then values", "C4", "-", "routing_then_values"),
+        ("values then routing", "C5", "-", "values_then_routing"),
+        ("recombined halves", "0.25", "--", None),
+    ]
+    epsilon = f"{symmetric.run.config.value_scale:.0e}".replace("e-0", "e-")
+    for ax, series, halves, title in [
+            (axes[0], conditions.proto, capacity.recombined, "random start"),
+            (axes[1], symmetric.proto, symmetric.recombined, f"symmetric start, ε = {epsilon}")]:
+        for label, colour, ls, name in control_lines:
+            data = halves if name is None else series[:, :, idx[name]]
+            plot_seed_band(ax, step_axis, data, colour, label=label, ls=ls, lw=1.8, alpha=0.12)
+        for name in ("frozen_routing", "frozen_values"):  # the ablations, seed means only
+            ax.plot(step_axis, series[:, :, idx[name]].mean(dim=1), color=COLOURS[name], ls=":",
+                    lw=1.5, label=LABELS[name])
+        ax.axvline(switch, color="0.6", lw=0.8)
+        ax.set_xlabel(f"step (sequential runs switch at {switch})")
+        ax.set_ylabel("prototype specialization")
+        ax.set_title(title, fontsize=10)
+    axes[0].legend(frameon=False, fontsize=8)
+    # routing frozen drawn wide, under the values-frozen spread that it equals
+    for name, width in (("frozen_routing", 4), ("frozen_values", 1.8), ("coupled", 1.8)):
+        for series, ls in ((symmetric.spread, "-"), (symmetric.tilt, "--")):
+            axes[2].semilogy(step_axis, series[:, :, idx[name]].mean(dim=1), color=COLOURS[name],
+                             ls=ls, lw=width if ls == "-" else 1.8)
+    axes[2].legend(
+        handles=[plt.Line2D([], [], color=COLOURS[name], lw=2, label=LABELS[name])
+                 for name in ("coupled", "frozen_routing", "frozen_values")]
+        + [plt.Line2D([], [], color="0.3", label="value spread"),
+           plt.Line2D([], [], color="0.3", ls="--", label="attention tilt")],
+        frameon=False, fontsize=8)
+    axes[2].set_xlabel("step")
+    axes[2].set_ylabel("departure from the symmetric state")
+    axes[2].set_title(f"symmetric start, ε = {epsilon}", fontsize=10)
+    return fig
+
+
+def init_sweep_figure(sweep: InitSweep) -> Figure:
+    """Heat maps of the coupled run's margins over the grid of initial routing (rows) and
+    value (columns) scales: prototype and routing specialization over the better ablation,
+    prototype specialization over the better sequential order."""
+    fig, axes = panel_grid(3)
+    for ax, grid, label in [(axes[0], sweep.proto, "prototype specialization margin"),
+                            (axes[1], sweep.routing, "routing specialization margin"),
+                            (axes[2], sweep.coupling, "prototype margin over sequential")]:
+        bound = np.abs(grid).max()
+        sns.heatmap(grid, ax=ax, annot=True, fmt=".2f", cmap="vlag", vmin=-bound, vmax=bound,
+                    xticklabels=list(sweep.scales), yticklabels=list(sweep.scales), cbar=False)
+        ax.set_xlabel(f"value init scale\n{label}")
+        ax.set_ylabel("routing init scale")
+    return fig
+
+
+def em_figure(em: EmComparison, conditions: Conditions) -> Figure:
+    """Loss (nats, log scale) and prototype specialization over training, seed means with the
+    range of the seeds: the coupled run trained by gradient, and EM with the values solved."""
+    c, steps = conditions.index["coupled"], conditions.step_axis
+    fig, (left, right) = panel_grid(2)
+    for series, colour, label in [(conditions.run.loss[:, :, c], "C0", "coupled (gradient)"),
+                                  (em.loss, "C3", "EM (values solved)")]:
+        plot_seed_band(left, steps, series.numpy(), color=colour, label=label)
+    for series, colour in [(conditions.proto[:, :, c], "C0"), (em.proto, "C3")]:
+        plot_seed_band(right, steps, series.numpy(), color=colour)
+    left.set_yscale("log")
+    left.set_xlabel("step")
+    left.set_ylabel("cross-entropy (nats)")
+    left.legend()
+    right.set_xlabel("step")
+    right.set_ylabel("prototype specialization")
+    return fig
+
+
+def em_table(em: EmComparison) -> pd.DataFrame:
+    """EM against the coupled run, one row per run and one column per measure (seed means;
+    losses and the bound in nats)."""
+    names = {"coupled": "coupled (gradient)", "em": "EM (values solved)"}
+    return pd.DataFrame([[em.measures[run][measure] for measure in EM_MEASURES] for run in names],
+                        index=list(names.values()), columns=list(EM_MEASURES.values()))
