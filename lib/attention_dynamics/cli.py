@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def chapter_module(chapter: str):
-    """The module :mod:`attention_dynamics.chapters.<chapter>`; a ValueError names the allowed
+    """The module ``attention_dynamics.chapters.<chapter>``; a ValueError names the allowed
     chapters."""
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
@@ -82,7 +82,7 @@ def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, 
         seeds: the number of seeds (``None``: the profile's); a chapter without seeds
             refuses a number.
         seed: the base seed (the notebook's ``seed`` parameter).
-        device: one of :data:`~attention_dynamics.runtime.DEVICES`.
+        device: one of ``"auto"``, ``"cpu"`` or ``"cuda"``.
         out: the folder of the results file (created if missing).
         quiet: ``False`` shows a bar per training run on standard error.
     """

@@ -316,7 +316,8 @@ class ValuePaths:
 
     Attributes:
         prototypes: ``(M, R, 8, d_v)`` float64, per snapshot, run and symbol.
-        paths: their :class:`PathSummary` over the whole runs (``(R, 8)`` per measure).
+        paths: their :class:`~attention_dynamics.measures.trajectories.PathSummary` over
+            the whole runs (``(R, 8)`` per measure).
         coords: ``(M, 2, 8, 2)`` the first seed's SGD and EM-like prototypes on the two
             principal axes of all their positions.
         phrases: text glued into the page, by glue name.
@@ -382,7 +383,7 @@ class Settling:
 
     Attributes:
         frames: the attention rows' and the values' distances to their final state per
-            snapshot (:class:`FramePrecision`, ``R`` runs).
+            snapshot (:class:`~attention_dynamics.sticky.analysis.FramePrecision`, ``R`` runs).
         uniformity: ``(R,)`` final attention entropy over the uniform's.
         routing: ``(R,)`` final same-symbol attention mass over its share (1: uniform).
         linear_error: ``(R,)`` relative error of the first-order expansion of the logits.

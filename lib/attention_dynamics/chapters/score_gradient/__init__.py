@@ -5,10 +5,10 @@ problems; the matrices ``B``, ``A`` and ``dL/ds`` of one head; what one descent 
 scores, and one on the weights ``W_Q``, ``W_K``, does to the attention mass on the better keys,
 on random heads and on trained sticky-chain heads; and the cost of the closed-form diagnostics.
 
-- :mod:`.settings`: ``SETTINGS`` per profile, :func:`settings`, the shared constants;
+- :mod:`.settings`: ``SETTINGS`` per profile, :func:`.settings.settings`, the shared constants;
 - :mod:`.experiment`: the parts, each recording its metrics;
 - :mod:`.figures` and :mod:`.tables`: results in, a figure or a table out;
-- :mod:`.chapter`: :func:`run`, every part in the notebook's order.
+- :mod:`.chapter`: :func:`.chapter.run`, every part in the notebook's order.
 """
 
 from attention_dynamics.chapters.score_gradient.chapter import ChapterRun, run

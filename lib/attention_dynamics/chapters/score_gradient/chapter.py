@@ -36,8 +36,9 @@ class ChapterRun:
 
 
 def run(results: Results, chosen: dict, device: torch.device, seed: int) -> ChapterRun:
-    """Run every part with ``chosen`` settings (:func:`~.settings.settings`) on ``device`` and
-    record its metrics into ``results``.
+    """Run every part with ``chosen`` settings on ``device`` and record its metrics into
+    ``results``; ``chosen`` is what
+    :func:`~attention_dynamics.chapters.score_gradient.settings.settings` returns.
 
     The random problems of parts (a) and (b) come, in that order, from one generator on
     ``device`` seeded with ``seed`` (the one ``setup_notebook`` returns); the later parts seed

@@ -259,7 +259,7 @@ class WeightStep:
     """A step on the weights of random single heads, against a step on their scores.
 
     Attributes:
-        fractions: one row per (step, head, condition of :data:`CONDITIONS`): ``fraction``,
+        fractions: one row per (step, head, condition of ``CONDITIONS``): ``fraction``,
             the share of the head's resolvable rows whose mass on ``N_i`` rises.
         smallest_step: the smallest step (score units), the one the figure shows.
     """

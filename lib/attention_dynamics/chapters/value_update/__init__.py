@@ -7,11 +7,11 @@ curvature parts of a value step, and asks whether the coupled run's lead is the 
 capacity (recombined halves, sequential orders, the symmetric state, a sweep over initial
 scales, EM with the values solved).
 
-- :mod:`.settings`: ``SETTINGS`` per profile, :func:`settings`, the shared constants;
+- :mod:`.settings`: ``SETTINGS`` per profile, :func:`.settings.settings`, the shared constants;
 - :mod:`.experiment`: the identity check, the conditions, uniform attention, feedback;
 - :mod:`.controls`: the capacity controls, the symmetric state, the sweep, EM;
 - :mod:`.figures`: the figures and the EM table;
-- :mod:`.chapter`: :func:`run`, every part in the notebook's order.
+- :mod:`.chapter`: :func:`.chapter.run`, every part in the notebook's order.
 """
 
 from attention_dynamics.chapters.value_update.chapter import ChapterRun, chapter_seeds, run

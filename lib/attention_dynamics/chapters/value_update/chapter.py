@@ -62,8 +62,9 @@ class ChapterRun:
 
 
 def run(results: Results, chosen: dict, device: torch.device, seed: int) -> ChapterRun:
-    """Run chapter 2's experiment with ``chosen`` settings (:func:`settings`) on ``device``
-    from base seed ``seed``, recording every metric into ``results``.
+    """Run chapter 2's experiment with ``chosen`` settings on ``device`` from base seed
+    ``seed``, recording every metric into ``results``; ``chosen`` is what
+    :func:`~attention_dynamics.chapters.value_update.settings.settings` returns.
 
     The one-step identity check draws from a generator on ``device`` seeded with ``seed`` (the
     one :func:`~attention_dynamics.book.notebook.setup_notebook` returns); the trainings seed

@@ -155,10 +155,11 @@ def departure_from_symmetry(run: AblationRun) -> tuple[torch.Tensor, torch.Tenso
 @dataclass(frozen=True)
 class SymmetricStart:
     """Every condition and control from the symmetric state (``W_Q = 0``, values at scale
-    :data:`SYMMETRIC_SCALE`).
+    ``SYMMETRIC_SCALE``).
 
     Attributes:
-        run: the recorded history (CPU), conditions as in :class:`Conditions`.
+        run: the recorded history (CPU), conditions as in
+            :class:`~attention_dynamics.chapters.value_update.experiment.Conditions`.
         proto: ``(S, K, C)`` prototype specialization.
         recombined: ``(S, K)`` prototype specialization of the recombined halves.
         spread: ``(S, K, C)`` the largest distance of a value from the values' mean (logits).
@@ -240,7 +241,7 @@ def symmetric_start(results: Results, config: ToyConfig, seeds: list[int], devic
 @dataclass(frozen=True)
 class InitSweep:
     """The coupled run's margins over a grid of initial scales (rows: routing scale, columns:
-    value scale, both :data:`SWEEP_SCALES`), each a mean over the sweep's seeds.
+    value scale, both ``SWEEP_SCALES``), each a mean over the sweep's seeds.
 
     Attributes:
         scales: the initial scales.

@@ -62,7 +62,7 @@ class IdentityCheck:
 def check_value_update(results: Results, config: ToyConfig, n_seeds: int, device: torch.device,
                        generator: torch.Generator) -> IdentityCheck:
     """Step the values of ``n_seeds`` initial heads once (``torch.optim.SGD``, step size
-    :data:`LR_CHECK`) and compare with the closed form, free values and ``W_V`` form.
+    ``LR_CHECK``) and compare with the closed form, free values and ``W_V`` form.
 
     ``generator`` (on ``device``) draws the queries, the heads and the slot embeddings ``Z``
     ``(M, 2)``, in that order.
@@ -150,7 +150,7 @@ class Conditions:
 
 def train_conditions(results: Results, config: ToyConfig, seeds: list[int],
                      device: torch.device) -> Conditions:
-    """Train every condition of :data:`CONDITIONS` and :data:`SEQUENTIAL_CONDITIONS` for each
+    """Train every condition of ``CONDITIONS`` and ``SEQUENTIAL_CONDITIONS`` for each
     of ``seeds`` (on ``device``; analysed on the CPU) and record the three conditions' final
     specializations, their seed spread and losses, and how far and how soon the coupled run
     leads."""
@@ -290,7 +290,7 @@ class FirstOrderCheck:
     """The first-order advantage change after a real value step, at several step sizes.
 
     Attributes:
-        etas: ``(E,)`` the step sizes (:data:`ETAS`).
+        etas: ``(E,)`` the step sizes (``ETAS``).
         errors: by snapshot (``"start"``, ``"end"`` of the first seed's coupled run), the
             relative errors ``(E,)`` of the prediction by feedback + curvature and by feedback
             alone.
