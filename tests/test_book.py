@@ -177,7 +177,8 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
     page = (built_book / "html" / "notebooks" / "reproduction_report.html").read_text()
     table = page[page.index('class="dataframe report-table"'):]
     table = table[:table.index("</table>")]
-    assert table.count("<tr") == metrics["claims_tested"] + 1  # header and one row per claim
+    rows = metrics["claims_tested"] + metrics["controls_tested"]
+    assert table.count("<tr") == rows + 1  # header and one row per claim or control
     # the rule log, a row per change after the header
     log = page[page.index('class="dataframe rule-log-table"'):]
     assert log[:log.index("</table>")].count("<tr") == metrics["rule_changes"] + 1
@@ -189,10 +190,10 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
         count = metrics["claims_" + verdict.replace(" ", "_")]
         assert f"{count:.0f} {verdict}" in page, verdict
     # and what decides them, every row on one basis, each row saying what would change it
-    assert sum(metrics["claims_basis_" + b.replace(" ", "_")] for b in BASES) == judged
+    assert sum(metrics["claims_basis_" + b.replace(" ", "_")] for b in BASES) == rows
     for basis in BASES:
         assert f"{metrics['claims_basis_' + basis.replace(' ', '_')]:.0f} {basis}" in page
-    assert table.count("would change it:") == metrics["claims_tested"]
+    assert table.count("would change it:") == rows
 
 
 def test_results_files_come_from_one_build(results):

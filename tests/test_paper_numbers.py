@@ -95,3 +95,14 @@ def test_the_chapter_page_glues_the_papers_numbers():
             if any(c.isdigit() for c in number.text):
                 assert number.text not in page, number.text
     assert "```{glue} results_table\n:doc: /notebooks/content_routing.ipynb\n```" in page
+
+
+def test_a_stated_precision_gives_the_window_of_values_the_text_admits():
+    assert STICKY_CHAIN["em_speedup"].relative_precision == pytest.approx(0.05 / 2.3)
+    window = Quantity(paper=0.87, rel_tol=VALUE_MANIFOLD_PC1_SHARE.relative_precision,
+                      direction=0.5).window()
+    assert window == pytest.approx((0.84, 0.90))  # the paper's "84-90 %"
+    with pytest.raises(ValueError, match="precision"):
+        PaperNumber(None, "qualitative", "Paper I", precision=0.1)
+    with pytest.raises(ValueError, match="states no precision"):
+        _ = PaperNumber(1.0, "1", "Paper I").relative_precision

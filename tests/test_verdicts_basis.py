@@ -329,7 +329,7 @@ def test_tally_counts_rows_per_basis_with_zeros():
     counts = tally(rows)
     assert list(counts) == list(BASES)
     assert counts == {"evidence for": 2, "evidence against": 0, "undecidable by design": 0,
-                      "undecided for budget": 1}
+                      "undecided for budget": 1, "control by construction": 0}
     assert tally([]) == dict.fromkeys(BASES, 0)
     assert tally(iter(rows))["evidence for"] == 2  # any iterable
 
@@ -495,7 +495,8 @@ def test_a_quantity_judged_on_its_interval():
     assert verdict(0.5, 0.9, 0.7) == "not reproduced"
     assert rule.would_change("partly", 1.5, None, {"lo": 1.1, "hi": 1.6}) == (
         "an interval meeting [1.72, 2.88]")
-    assert rule.describe() == "interval meets 2.3 ± 25%; partly if wholly on its side of 1"
+    assert rule.describe() == ("interval meets [1.72, 2.88] (the paper's 2.3 ± 25%); partly if "
+                               "wholly on its side of 1")
     with pytest.raises(ValueError, match="low_metric"):
         Quantity(paper=2.3, rel_tol=0.25, direction=1.0, low_metric="lo")
     with pytest.raises(ValueError, match="low <= high"):

@@ -24,9 +24,6 @@ layers above it in this list (the map, with a picture, is ``lib/attention_dynami
    (chapter 2) and :mod:`~attention_dynamics.sticky` (Paper II's sticky chain, chapter 3).
 7. **book support**: :mod:`~attention_dynamics.book` (notebook set-up, results files, figure
    style, the papers' numbers, verdicts, benchmarks).
-8. **chapters**: :mod:`~attention_dynamics.chapters` (each chapter's experiment: settings per
-   profile, parts, figures, ``run``) and :mod:`~attention_dynamics.cli`, the command line
-   ``python -m attention_dynamics run CHAPTER``.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -6,5 +6,6 @@
 - :mod:`~attention_dynamics.book.paper_numbers` — the numbers the papers report, with sources;
 - :mod:`~attention_dynamics.book.formatting` — one way to write a number in a table;
 - :mod:`~attention_dynamics.book.verdicts` — the reproduction report's rules;
+- :mod:`~attention_dynamics.book.report` — the report's ledger, texts, tables and figure;
 - :mod:`~attention_dynamics.book.benchmarking` — side-by-side speed measurements.
 """

@@ -27,16 +27,31 @@ class PaperNumber:
         source: paper, version and section or figure.
         kind: for an entropy MAE, which one: ``"mean curve"`` (average the entropies over
             sequences first) or ``"per sample"``; ``None`` for other numbers.
+        precision: the half-width of the values that the text admits, in the value's units:
+            half the last stated digit of a rounded number (``0.05`` for "2.3×"), half a
+            stated range (``0.03`` for "84-90 %"); ``None`` where no rule compares sizes.
     """
 
     value: float | None
     text: str
     source: str
     kind: str | None = None
+    precision: float | None = None
 
     def __post_init__(self):
         if self.kind not in (None, *MAE_KINDS):
             raise ValueError(f"kind must be one of {MAE_KINDS} or None; got {self.kind!r}")
+        if self.precision is not None and not (self.value is not None and self.precision > 0):
+            raise ValueError(f"precision must be positive, on a number with a value; got "
+                             f"{self.precision!r} for {self.text!r}")
+
+    @property
+    def relative_precision(self) -> float:
+        """The precision as a share of the value, the tolerance of a rule that asks for the
+        paper's number as stated."""
+        if self.precision is None:
+            raise ValueError(f"{self.text!r} states no precision")
+        return self.precision / abs(self.value)
 
 
 MAE_KINDS = ("mean curve", "per sample")
@@ -44,8 +59,9 @@ MAE_KINDS = ("mean curve", "per sample")
 
 
 STICKY_CHAIN = {
-    "em_steps_to_sgd_final": PaperNumber(430, "about 430 of 1000", "Paper II, sticky chain"),
-    "em_speedup": PaperNumber(2.3, "2.3×", "Paper II, sticky chain"),
+    "em_steps_to_sgd_final": PaperNumber(430, "about 430 of 1000", "Paper II, sticky chain",
+                                         precision=5),
+    "em_speedup": PaperNumber(2.3, "2.3×", "Paper II, sticky chain", precision=0.05),
 }
 """Paper II's one quantitative experiment (EM-like against SGD on the sticky chain)."""
 
@@ -77,7 +93,8 @@ RECALL_ACCURACY = {
 }
 """Associative-recall accuracy (fraction of queries) by architecture."""
 
-VALUE_MANIFOLD_PC1_SHARE = PaperNumber(0.87, "84-90 %", "Paper I, value manifold")
+VALUE_MANIFOLD_PC1_SHARE = PaperNumber(0.87, "84-90 %", "Paper I, value manifold",
+                                       precision=0.03)
 """Share of variance on PC1 of the final-layer representations (the middle of the range)."""
 
 AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY = {

@@ -64,7 +64,10 @@ did not reach the regime: unsolved, still learning, a short budget, too few seed
 that a larger sample would narrow); a rule that can leave a value undecided names its basis
 (``undecided_basis``); and a sentence saying **what
 would change the verdict** (the value that would flip it, the training or the seeds that would
-decide it, or another task). :func:`tally` counts rows per basis.
+decide it, or another task). :func:`tally` counts rows per basis. A row whose outcome the
+construction of its model fixes (an MLP that mixes no positions cannot use the context, whatever
+its training) is a *control by construction* (``Claim.control``): it keeps its verdict, which
+checks the set-up, but rests on that basis and is not counted among the claims.
 """
 
 from __future__ import annotations
@@ -82,12 +85,15 @@ VERDICTS = ("reproduced", "partly", "not reproduced", "inconclusive")
 """The four verdicts, strongest first."""
 REPRODUCED, PARTLY, NOT_REPRODUCED, INCONCLUSIVE = VERDICTS
 
-BASES = ("evidence for", "evidence against", "undecidable by design", "undecided for budget")
+BASES = ("evidence for", "evidence against", "undecidable by design", "undecided for budget",
+         "control by construction")
 """The grounds a verdict rests on, in order — evidence for the claim (reproduced, partly), evidence
 against it (not reproduced), a task or protocol that cannot decide it whatever the run (inconclusive: the null
 passes the same rule, or the claim is undecidable on its task), a run that did not reach the regime
-that decides it (inconclusive: unsolved, still learning, a short budget, too few seeds)."""
-EVIDENCE_FOR, EVIDENCE_AGAINST, BY_DESIGN, FOR_BUDGET = BASES
+that decides it (inconclusive: unsolved, still learning, a short budget, too few seeds), and a
+control whose outcome the construction of its model fixes (``Claim.control``): it checks the
+set-up, not the papers' mechanism, and stays out of the tally of claims."""
+EVIDENCE_FOR, EVIDENCE_AGAINST, BY_DESIGN, FOR_BUDGET, CONTROL = BASES
 
 DIRECTIONAL_LEVEL = 0.90
 """The two-sided Clopper–Pearson level for a share of seeds showing a directional effect (its
@@ -275,11 +281,12 @@ class Quantity:
 
     def describe(self) -> str:
         """The rule in words, for the report's table."""
+        low, high = self.window()
         if self.low_metric is None:
-            return (f"within {self.rel_tol:.0%} of {self.paper:g}; partly if on its side of "
-                    f"{self.direction:g}")
-        return (f"interval meets {self.paper:g} ± {self.rel_tol:.0%}; partly if wholly on its "
-                f"side of {self.direction:g}")
+            return (f"within [{low:.3g}, {high:.3g}] (the paper's {self.paper:g} ± "
+                    f"{self.rel_tol:.0%}); partly if on its side of {self.direction:g}")
+        return (f"interval meets [{low:.3g}, {high:.3g}] (the paper's {self.paper:g} ± "
+                f"{self.rel_tol:.0%}); partly if wholly on its side of {self.direction:g}")
 
 
 @dataclass(frozen=True)
@@ -1083,6 +1090,11 @@ class Claim:
     ``shown_with`` names other metrics, ``(label, metric)``, that the report shows beside the
     value without judging them (another variant of the same model, say).
 
+    ``control``, when given, says in words why the row's outcome is fixed by the construction
+    of its model (a negative control, such as an MLP that mixes no positions): the row keeps
+    its verdict, which checks the set-up, but its basis is *control by construction*, its
+    reason starts with that sentence, and the report counts it apart from the claims.
+
     ``key`` names the claim in the registry (:mod:`~attention_dynamics.book.claims`) and the
     rule log. ``undecidable``, when given, says in words why the claim's task cannot decide it whatever the
     run (e.g. a Bayes entropy that is a function of the position alone cannot separate entropy
@@ -1106,10 +1118,13 @@ class Claim:
     carried_by: LeadingComponent | None = None
     failure: bool = False
     shown_with: tuple[tuple[str, str], ...] = ()
+    control: str | None = None
 
     def __post_init__(self):
         if self.undecidable is not None and not self.undecidable.strip():
             raise ValueError("undecidable must say why the task cannot decide the claim, or be None")
+        if self.control is not None and not self.control.strip():
+            raise ValueError("control must say why the construction fixes the outcome, or be None")
         if self.key is not None and not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", self.key):
             raise ValueError(f"key must be lower-case words joined by hyphens; got {self.key!r}")
 
@@ -1118,7 +1133,8 @@ class Claim:
         """The SHA-256 digest (hex, first 16 digits) of everything that decides the verdict.
 
         That is the notebook and metric, the null, the rule (its threshold and level), the
-        checks of training, task and budget, the undecidable reason and the per-seed rule; not
+        checks of training, task and budget, the undecidable reason, the per-seed rule and the
+        control reason; not
         the claim's wording, source, the paper's quoted text, its key or what is shown beside
         it. Fields at their defaults are left out, so a new option added to a rule or a claim
         leaves the fingerprints of the claims that do not use it as they were. Two claims with
@@ -1170,8 +1186,9 @@ class Claim:
                 f"each seed {self.each_seed.describe()}; the share of such seeds: "
                 f"{self.rule.describe()}"),
             "verdict": made.verdict,
-            "reason": made.reason,
-            "basis": made.basis,
+            "reason": made.reason if self.control is None
+            else "; ".join(part for part in (self.control, made.reason) if part),
+            "basis": made.basis if self.control is None else CONTROL,
             "would change": made.would_change,
             "shown with": "; ".join(
                 f"{label}: {_metric(metrics, metric, f'claim {self.claim!r}'):.3g}"

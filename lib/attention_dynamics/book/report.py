@@ -1,0 +1,427 @@
+"""The reproduction report's ledger: every registered claim judged on this build's results and
+on the committed decide results, the headline that takes each claim's most decisive current
+evidence, and the report's texts, tables and figure.
+
+The rules live in :mod:`~attention_dynamics.book.claims` and
+:mod:`~attention_dynamics.book.verdicts`; this module only assembles and shows what they decide.
+The report notebook calls :func:`build_ledger`, :func:`record_ledger` and the functions that
+turn a :class:`Ledger` into the page's paragraphs, tables and figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from attention_dynamics.book.claims import FAILED_SHARE, FALL, SEED_LEVEL, SOLVED_SHARE
+from attention_dynamics.book.formatting import format_number
+from attention_dynamics.book.results import Results
+from attention_dynamics.book.verdicts import (
+    BASES,
+    CONTROL,
+    VERDICTS,
+    Claim,
+    OutsideNullRange,
+    ShortBudget,
+    headline_row,
+    tally,
+)
+
+CHAPTER_NUMBERS = {
+    "score_gradient": "1",
+    "value_update": "2",
+    "em_reading": "3",
+    "manifold_formation": "4",
+    "content_routing": "5",
+}
+"""The chapter number of each notebook that makes results."""
+
+VERDICT_COLOURS = {
+    "reproduced": "#2a9d8f",
+    "partly": "#e9c46a",
+    "not reproduced": "#e76f51",
+    "inconclusive": "#8d99ae",
+}
+"""One colour per verdict in the report's figure."""
+
+RATIO_LIMITS = (1e-3, 1e3)
+"""The ends of the figure's axis; ratios beyond them are drawn at the edge, as open triangles."""
+
+
+@dataclass
+class Ledger:
+    """Every claim judged, row ``i`` of each table being claim ``i`` of ``claims``.
+
+    Attributes:
+        claims: the claims in the report's order (numbered from 1).
+        found: this build's results, keyed by notebook.
+        decided: the committed decide results, keyed by notebook (each with ``stale`` and
+            ``changed_modules``); empty when the build itself runs the decide profile.
+        table: this build's row of every claim
+            (:meth:`~attention_dynamics.book.verdicts.Claim.row`), indexed by number.
+        decide_rows: each claim's row under the decide results, or None where they do not
+            hold its notebook or its metrics.
+        headline: each claim's most decisive current row
+            (:func:`~attention_dynamics.book.verdicts.headline_row`).
+    """
+
+    claims: list[Claim]
+    found: dict[str, dict]
+    decided: dict[str, dict]
+    table: pd.DataFrame
+    decide_rows: list[dict | None]
+    headline: pd.DataFrame
+
+    @property
+    def numbers(self) -> range:
+        """The rows' numbers, the same in the table and the figure."""
+        return range(1, len(self.claims) + 1)
+
+    @property
+    def claims_only(self) -> pd.DataFrame:
+        """The headline rows of the claims, without the controls by construction."""
+        return self.headline[self.headline["basis"] != CONTROL]
+
+    @property
+    def controls(self) -> pd.DataFrame:
+        """The headline rows of the controls by construction."""
+        return self.headline[self.headline["basis"] == CONTROL]
+
+    @property
+    def decide_table(self) -> pd.DataFrame:
+        """The claims that the decide results judge, one row each."""
+        return pd.DataFrame([row for row in self.decide_rows if row is not None])
+
+    def decide_current(self, notebook: str) -> bool:
+        """Whether the decide results of ``notebook`` exist and are current."""
+        return notebook in self.decided and not self.decided[notebook]["stale"]
+
+
+def _decide_row(claim: Claim, decided: dict[str, dict]) -> dict | None:
+    """The claim's row under the decide results; None where they do not hold its notebook or
+    its metrics (a notebook the decide profile does not run, or results older than the
+    claim)."""
+    if claim.notebook not in decided:
+        return None
+    try:
+        return claim.row(decided)
+    except KeyError:
+        return None
+
+
+def build_ledger(claims: list[Claim], found: dict[str, dict],
+                 decided: dict[str, dict]) -> Ledger:
+    """Judge every claim on this build's results (``found``) and on the decide results
+    (``decided``, as :func:`~attention_dynamics.book.results.load_profile_results` gives
+    them), and pick each claim's headline row."""
+    numbers = range(1, len(claims) + 1)
+    table = pd.DataFrame([claim.row(found) for claim in claims], index=numbers)
+    decide_rows = [_decide_row(claim, decided) for claim in claims]
+    headline = pd.DataFrame(
+        [headline_row(quick, other, other is not None and not decided[claim.notebook]["stale"])
+         for claim, quick, other in zip(claims, table.to_dict("records"), decide_rows,
+                                        strict=True)],
+        index=numbers)
+    return Ledger(list(claims), found, decided, table, decide_rows, headline)
+
+
+def _metric_name(basis: str) -> str:
+    return basis.replace(" ", "_")
+
+
+def record_ledger(results: Results, ledger: Ledger) -> None:
+    """Record the ledger's counts: per verdict of the claims (controls apart), per basis of
+    every headline row, how many rows the decide results judge and on what basis, and how many
+    headline rows come from them."""
+    decide_table = ledger.decide_table
+    if len(decide_table):
+        results.record("decide_claims_judged", len(decide_table))
+        for basis, count in tally(decide_table.to_dict("records")).items():
+            results.record(f"decide_claims_basis_{_metric_name(basis)}", count)
+    counts = ledger.claims_only["verdict"].value_counts()
+    for verdict in VERDICTS:
+        results.record(f"claims_{_metric_name(verdict)}", int(counts.get(verdict, 0)))
+    results.record("claims_tested", len(ledger.claims_only))
+    results.record("controls_tested", len(ledger.controls))
+    results.record("controls_reproduced", int((ledger.controls["verdict"] == "reproduced").sum()))
+    results.record("claims_from_decide", int((ledger.headline["profile"] == "decide").sum()))
+    for basis, count in tally(ledger.headline.to_dict("records")).items():
+        results.record(f"claims_basis_{_metric_name(basis)}", count)
+
+
+def headline_phrases(ledger: Ledger) -> dict[str, str]:
+    """Each claim's headline verdict in words, for the chapter pages to cite: ``{"verdict_<key
+    with underscores>": "reproduced (decide profile, 22 of 24 seeds)"}``, the parenthesis
+    naming the profile whose results decide it and, for a share of seeds, the count."""
+    phrases = {}
+    for claim, (_, row) in zip(ledger.claims, ledger.headline.iterrows(), strict=True):
+        detail = f"{row['profile']} profile"
+        if not pd.isna(row["interval low"]):  # a share of seeds
+            metrics = (ledger.decided if row["profile"] == "decide" else ledger.found)[
+                claim.notebook]["metrics"]
+            shown, n_seeds = claim.rule.counts(row["ours"], metrics)
+            detail += f", {shown:,} of {n_seeds:,} seeds"
+        phrases[f"verdict_{claim.key.replace('-', '_')}"] = f"{row['verdict']} ({detail})"
+    return phrases
+
+
+def summary_text(ledger: Ledger) -> str:
+    """The paragraph above the figure: the profile and device of this build, the headline's
+    verdicts and bases, and this build's verdicts alone (markdown)."""
+    headline = ledger.claims_only
+    counts = headline["verdict"].value_counts()
+    quick_counts = ledger.table.loc[headline.index, "verdict"].value_counts()
+    bases = tally(ledger.headline.to_dict("records"))
+    from_decide = int((headline["profile"] == "decide").sum())
+    controls = ledger.controls
+    control_counts = controls["verdict"].value_counts()
+    beside = (f" Beside them, {len(controls)} controls by construction (rows "
+              f"{', '.join(str(number) for number in controls.index)}; a model that cannot use "
+              "the context, whose failure checks the set-up): "
+              + ", ".join(f"{int(control_counts.get(v, 0))} {v}" for v in VERDICTS
+                          if control_counts.get(v, 0))
+              + "." if len(controls) else "")
+    profiles = sorted({content["profile"] for content in ledger.found.values()})
+    devices = sorted({content["device"] for content in ledger.found.values()})
+    caveat = ("The `quick` profile trains small models for minutes on two CPU cores; a verdict "
+              "from it says what this scale shows, not what the papers' scale would."
+              if "quick" in profiles else "")
+    return (
+        f"**This build ran the `{'`, `'.join(profiles)}` profile on {', '.join(devices)}.** "
+        + caveat
+        + f"\n\n**{len(headline)} claims, each on its most decisive current evidence** "
+        f"({from_decide} from the `decide` profile, {len(headline) - from_decide} from this "
+        "build): "
+        + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
+        + "."
+        + beside
+        + " **What decides every row:** "
+        + ", ".join(f"{bases[b]} {b}" for b in BASES)
+        + ". This build alone: "
+        + ", ".join(f"{int(quick_counts.get(v, 0))} {v}" for v in VERDICTS)
+        + ".")
+
+
+def provenance_table(ledger: Ledger) -> pd.DataFrame:
+    """One row per decide results file: profile, date, commit, CPU, and whether it is current
+    (or which library files changed since)."""
+    def library(content: dict) -> str:
+        if not content["stale"]:
+            return "current"
+        if content["changed_modules"]:
+            return "stale: changed since: " + ", ".join(content["changed_modules"])
+        return "stale: the library changed since"
+
+    return pd.DataFrame({
+        notebook: {
+            "profile": content["profile"],
+            "date": content.get("date", "not recorded"),
+            "commit": content.get("commit", "not recorded")[:12],
+            "CPU": content["versions"].get("cpu_model", "not recorded"),
+            "library": library(content),
+        }
+        for notebook, content in ledger.decided.items()
+    }).T
+
+
+def provenance_text(ledger: Ledger) -> str:
+    """The paragraph above the provenance table: what the decide profile is, its tally, what
+    "current" means and which files are stale (markdown)."""
+    if not ledger.decided:
+        return "No `decide` results are kept with these sources (`make decide` writes them)."
+    decide_table = ledger.decide_table
+    stale = [name for name, content in ledger.decided.items() if content["stale"]]
+    return (
+        "**The `decide` profile** ran the experiments that the quick profile leaves undecided "
+        "for budget, longer and on more seeds, once, on two CPU cores (`make decide`); its "
+        "results files are kept with the sources and judged here by the same rules, in the "
+        f"table's *decide* column. Of its {len(decide_table)} claims: "
+        + ", ".join(f"{count} {basis}"
+                    for basis, count in tally(decide_table.to_dict("records")).items())
+        + "."
+        + " A results file is *current* when every library file that its notebook imported "
+        "to make results (the modules of `attention_dynamics` outside "
+        "`attention_dynamics.book`, which only judges and shows them) is the same now as when "
+        "the file was written; a current decide row is the claim's headline evidence. "
+        + (f" **Stale:** library code that made results has changed since {', '.join(stale)} "
+           "ran, so their rows are shown but the headline uses this build's; rerun "
+           "`make decide`." if stale else ""))
+
+
+def _yardstick(claim: Claim, row: pd.Series, ledger: Ledger) -> float:
+    """What our number is divided by in the figure: for a null drawn many times, the edge of
+    its range that the value lies beyond (the middle when inside); else the null, else the
+    bound or the paper's."""
+    if isinstance(claim.rule, OutsideNullRange):
+        source = ledger.decided if row["profile"] == "decide" else ledger.found
+        low, high = claim.rule.bounds(source[claim.notebook]["metrics"])
+        value = row["ours"]
+        return high if value > high else low if value < low else (low + high) / 2
+    if not pd.isna(row["null value"]) and row["null value"] != 0:
+        return row["null value"]
+    return getattr(claim.rule, "bound", None) or getattr(claim.rule, "paper", 1.0)
+
+
+def placed(claim: Claim, row: pd.Series, ledger: Ledger) -> float:
+    """Where the claim sits on the figure's axis: ours against the yardstick, by size (a
+    signed statistic too), turned over where the claim wants a low number, so that right of 1
+    is better. A null at 0 gives no ratio: the point goes beyond the edge on the side of our
+    number's sign."""
+    lower = claim.rule.lower_is_better(row["null value"])
+    if row["null value"] == 0 and not isinstance(claim.rule, OutsideNullRange):
+        better = row["ours"] < 0 if lower else row["ours"] > 0
+        return RATIO_LIMITS[1] * 10 if better else RATIO_LIMITS[0] / 10
+    return abs(row["ours"] / _yardstick(claim, row, ledger)) ** (-1.0 if lower else 1.0)
+
+
+def claims_figure(ledger: Ledger) -> plt.Figure:
+    """Every claim's headline row as a point, our number against its null (log axis), coloured
+    by its verdict and labelled with its number, chapter and profile."""
+    headline = ledger.headline
+    ratios = np.array([placed(claim, row, ledger) for claim, (_, row)
+                       in zip(ledger.claims, headline.iterrows(), strict=True)])
+    shown = np.clip(ratios, *RATIO_LIMITS)
+    markers = np.where(ratios > RATIO_LIMITS[1], ">",
+                       np.where(ratios < RATIO_LIMITS[0], "<", "o"))
+    fig, ax = plt.subplots(figsize=(6.5, 0.2 * len(headline) + 1.2))
+    positions = np.arange(len(headline))[::-1]
+    ax.axvline(1.0, color="0.5", lw=0.8)
+    for verdict in VERDICTS:
+        chosen = (headline["verdict"] == verdict).to_numpy()
+        for marker in ("o", "<", ">"):
+            picked = chosen & (markers == marker)
+            ax.scatter(shown[picked], positions[picked], color=VERDICT_COLOURS[verdict], s=30,
+                       marker=marker, label=verdict if marker == "o" else None, zorder=3)
+    ax.set_xscale("log")
+    ax.set_xlim(RATIO_LIMITS[0] / 2, RATIO_LIMITS[1] * 2)
+    ax.set_yticks(positions, [
+        f"{number} (ch. {CHAPTER_NUMBERS[claim.notebook]}, {row['profile']}"
+        f"{', control' if row['basis'] == CONTROL else ''})"
+        for number, claim, (_, row) in zip(ledger.numbers, ledger.claims, headline.iterrows(),
+                                           strict=True)], fontsize=8)
+    ax.set_xlabel("ours against the null (right of 1: better than it in the claim's sense)")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False,
+              fontsize=9)
+    return fig
+
+
+FIGURE_CAPTION = (
+    "**Every claim on its most decisive current evidence, against its null.** One row per "
+    "claim, numbered as in the table below and labelled with its chapter and the profile whose "
+    "results decide it. A point is our number divided by its null's (for a null drawn many "
+    "times, by the edge of its range; for a null without a number, by the bound or the paper's "
+    "number), turned over where the claim wants a low number: **right of 1 is better than the "
+    "null**, left of it worse, and a failure claim (the model stays at its null) belongs at 1. "
+    "Triangles sit beyond the axis, as does a claim whose null is 0 (it has no ratio), on the "
+    "side of its sign. The colour is the verdict; a row marked *control* is a control by "
+    "construction, not a claim.")
+"""The caption under :func:`claims_figure` (markdown)."""
+
+
+def verdicts_text() -> str:
+    """The four verdicts, the two kinds of inconclusive, and the thresholds in words
+    (markdown)."""
+    return f"""The four verdicts:
+
+- **reproduced**: our number satisfies the claim's rule, and its null does not;
+- **partly**: the effect exists, on the paper's side of "no effect", but its size
+  differs beyond the stated tolerance;
+- **not reproduced**: a run that could have shown the claim did not;
+- **inconclusive**: this run cannot decide, for one of two kinds of reason.
+  *Undecidable by design*: the null passes the same rule (a predictor that ignores
+  what the claim is about would be "reproduced" too), the value lies inside the
+  spread of its null, the task cannot separate the claim from its null whatever
+  the run, or the claim's own setting, run in full, never reaches the regime the
+  claim is about. *Undecided for budget*: the verdict rests on the model not having
+  learned while training stopped before the effect could show (the loss still fell by
+  more than {FALL:.0%} over its last tenth, or the run trained on fewer than
+  {ShortBudget.min_fraction:.0%} of the sequences that the authors' own training
+  script goes through), the model has not reached the regime the claim is about, or
+  too few seeds (or too small a probe) leave an interval on both sides of its bound.
+  The reason is in the row.
+
+Every row also says what would change its verdict: the value that would flip a
+decided row, the training or the seeds that would decide an undecided one.
+
+A row is a *control by construction* when its model cannot show the effect whatever
+its training (an MLP that mixes no positions cannot use the context): its verdict
+checks the task and the training, so it is shown with the claims but counted apart
+from them.
+
+The thresholds are effect sizes against each row's null. A model *matches* the Bayes
+entropy, or *solves* recall, when it closes {SOLVED_SHARE:.0%} of the gap from its null
+to the optimum (the context-free floor's MAE to 0, chance's accuracy to 1), and *fails*
+when it closes at most {FAILED_SHARE:.0%} of it. A share of seeds is judged by its
+one-sided {1 - (1 - SEED_LEVEL) / 2:.0%} Clopper–Pearson bounds against one half (the
+seeds' sign test at the {(1 - SEED_LEVEL) / 2:.0%} level), and a ratio measured on a
+probe by its 95 % interval over disjoint parts of it. A claim about every run (a model
+matches, solves or fails) is judged seed by seed: each seed by that rule, then the share
+of seeds that pass by the same one-sided bounds, so that one seed cannot carry a mean.
+Wherever a notebook recorded each seed's value, the verdict is also taken on each half
+of the seeds; halves that fall on opposite sides make it *inconclusive: fragile*. The
+papers' own numbers come from larger models trained far longer."""
+
+
+def _chapter_link(notebook: str) -> str:
+    return f'<a href="../book/{notebook}.html">ch. {CHAPTER_NUMBERS[notebook]}</a>'
+
+
+def _brief(row: dict | None, stale: bool = False) -> str:
+    """A row of the other profile in one cell: its verdict, number and basis."""
+    if row is None:
+        return "–"
+    return (f"<b>{row['verdict']}</b> ({row['profile']})<br>{format_number(row['ours'])}"
+            f"<br><small>{row['basis']}{' (stale)' if stale else ''}</small>")
+
+
+def ledger_table(ledger: Ledger) -> pd.DataFrame:
+    """The report's table (HTML cells): each claim with its source, paper's number and rule;
+    ours with the null; the headline verdict with its basis, reason and what would change it;
+    the other profile's verdict."""
+    headline = ledger.headline
+    rows = list(zip(ledger.claims, (row for _, row in headline.iterrows()),
+                    ledger.table.to_dict("records"), ledger.decide_rows, strict=True))
+
+    def null_cell(row: pd.Series) -> str:
+        null = (row["null"] if pd.isna(row["null value"])
+                else f"{row['null']}: {format_number(row['null value'])}")
+        shown_with = f"<br>{row['shown with']}" if row["shown with"] else ""
+        return f"<b>{format_number(row['ours'])}</b><br><small>{null}{shown_with}</small>"
+
+    def other_profile(claim: Claim, row: pd.Series, quick: dict, other: dict | None) -> str:
+        if row["profile"] == "decide":
+            return _brief(quick)
+        return _brief(other, other is not None and ledger.decided[claim.notebook]["stale"])
+
+    return pd.DataFrame({
+        "claim": [f"{row['claim']}<br><small>{row['source']}; paper: {row['paper']}; "
+                  f"{_chapter_link(claim.notebook)}; rule: {row['rule']}</small>"
+                  for claim, row, _, _ in rows],
+        "ours, and the null or reference": [null_cell(row) for _, row, _, _ in rows],
+        "verdict, on the most decisive evidence": [
+            f"<b>{row['verdict']}</b> ({row['profile']})<br><small>{row['basis']}"
+            + (f": {row['reason']}" if row["reason"] else "")
+            + f"<br><i>would change it:</i> {row['would change']}</small>"
+            for _, row, _, _ in rows],
+        "the other profile": [other_profile(*parts) for parts in rows],
+    }, index=ledger.numbers)
+
+
+def rule_changes_table(rule_log, registry: dict[str, Claim]) -> pd.DataFrame:
+    """The rule log, newest first (HTML cells): when, which claims (by row number, or
+    "retired"), the rule before and after, why, and the verdict before and after."""
+    row_number = {key: number for number, key in enumerate(registry, start=1)}
+    return pd.DataFrame([
+        {
+            "when": f"{change.date}<br><small>{change.commit}</small>",
+            "claims": ", ".join(str(row_number[key]) if key in row_number
+                                else f"{key} (retired)" for key in change.claims),
+            "before → after": f"{change.old_rule}<br>→ {change.new_rule}",
+            "why": change.reason,
+            "verdict before → after": f"{change.verdict_before}<br>→ {change.verdict_after}",
+        }
+        for change in reversed(rule_log)
+    ])

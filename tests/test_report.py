@@ -1,0 +1,147 @@
+"""The reproduction report's ledger (attention_dynamics.book.report) on constructed claims whose
+verdicts are known: which profile heads each row, what is counted, how rows are numbered."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from attention_dynamics.book import report  # noqa: E402
+from attention_dynamics.book.results import Results  # noqa: E402
+from attention_dynamics.book.rule_log import RuleChange  # noqa: E402
+from attention_dynamics.book.verdicts import BeatsNull, Bound, Claim, Null, SeedShare  # noqa: E402
+
+EXACT = Claim("identity", "Paper II", "exact", "score_gradient", "error",
+              Null("float64 round-off"), Bound(1e-10), key="identity-exact")
+LOWER = Claim("EM-like ends lower", "Paper II", "lower", "em_reading", "em_loss",
+              Null("SGD", "sgd_loss"), BeatsNull(), key="em-lower")
+
+
+def results_file(profile: str, metrics: dict, stale: bool = False) -> dict:
+    return {"metrics": metrics, "profile": profile, "device": "cpu", "stale": stale,
+            "changed_modules": ["tasks/sticky_chain.py"] if stale else [], "date": "2026-12-05",
+            "commit": "0123456789abcdef", "versions": {"cpu_model": "test CPU"}}
+
+
+def quick_results() -> dict:
+    return {"score_gradient": results_file("quick", {"error": 1e-16}),
+            "em_reading": results_file("quick", {"em_loss": 2.1, "sgd_loss": 2.0})}
+
+
+def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
+    decided = {"em_reading": results_file("decide", {"em_loss": 1.9, "sgd_loss": 2.0})}
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), decided)
+    assert list(ledger.headline["profile"]) == ["quick", "decide"]
+    assert list(ledger.headline["verdict"]) == ["reproduced", "reproduced"]
+    assert list(ledger.table["verdict"]) == ["reproduced", "not reproduced"]
+    assert ledger.decide_rows[0] is None and ledger.decide_rows[1]["verdict"] == "reproduced"
+    decided["em_reading"].update(stale=True, changed_modules=["tasks/sticky_chain.py"])
+    stale = report.build_ledger([EXACT, LOWER], quick_results(), decided)
+    assert list(stale.headline["profile"]) == ["quick", "quick"]
+    assert stale.headline.loc[2, "verdict"] == "not reproduced"
+    library = report.provenance_table(stale).loc["em_reading", "library"]
+    assert library == "stale: changed since: tasks/sticky_chain.py"
+    assert "**Stale:**" in report.provenance_text(stale)
+
+
+def test_decide_results_without_a_claims_metric_leave_that_row_to_the_quick_build():
+    decided = {"em_reading": results_file("decide", {"other": 1.0})}
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), decided)
+    assert ledger.decide_rows == [None, None]
+    assert len(ledger.decide_table) == 0
+    assert list(ledger.headline["profile"]) == ["quick", "quick"]
+
+
+def test_the_recorded_counts_add_up_to_the_claims():
+    decided = {"em_reading": results_file("decide", {"em_loss": 1.9, "sgd_loss": 2.0})}
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), decided)
+    results = Results("reproduction_report", "quick", "cpu", 0)
+    report.record_ledger(results, ledger)
+    metrics = results.metrics
+    assert metrics["claims_tested"] == 2 and metrics["claims_from_decide"] == 1
+    assert metrics["claims_reproduced"] == 2 and metrics["claims_not_reproduced"] == 0
+    assert metrics["decide_claims_judged"] == 1
+    assert metrics["claims_basis_evidence_for"] == 2
+    verdicts = sum(metrics[f"claims_{v.replace(' ', '_')}"] for v in report.VERDICTS)
+    assert verdicts == metrics["claims_tested"]
+    text = report.summary_text(ledger)
+    assert "2 claims" in text and "1 from the `decide` profile" in text
+    assert "This build alone: 1 reproduced, 0 partly, 1 not reproduced" in text
+
+
+def test_without_decide_results_the_report_says_so():
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
+    assert "No `decide` results" in report.provenance_text(ledger)
+    assert list(ledger.headline["profile"]) == ["quick", "quick"]
+
+
+def test_the_figure_places_a_claim_by_its_ratio_to_the_null_better_to_the_right():
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
+    row = ledger.headline.loc[2]  # em_loss 2.1 against SGD's 2.0, lower is better
+    assert report.placed(LOWER, row, ledger) == pytest.approx(2.0 / 2.1)
+    better = row.copy()
+    better["ours"] = 1.0
+    assert report.placed(LOWER, better, ledger) == pytest.approx(2.0)
+    figure = report.claims_figure(ledger)
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert labels == ["1 (ch. 1, quick)", "2 (ch. 3, quick)"]
+
+
+def test_the_table_has_one_row_per_claim_numbered_from_one():
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
+    table = report.ledger_table(ledger)
+    assert list(table.index) == [1, 2]
+    assert "<b>not reproduced</b> (quick)" in table.loc[2, "verdict, on the most decisive evidence"]
+    assert table.loc[1, "the other profile"] == "–"
+
+
+def test_the_rule_log_names_rows_by_number_and_retired_claims_by_key():
+    change = RuleChange("2026-12-01", "abc1234", ("em-lower", "gone-claim"), "old", "new",
+                        "why", "reproduced", "partly", None)
+    older = RuleChange("2026-11-01", "def5678", ("identity-exact",), "a", "b", "c",
+                       "not recorded", "reproduced", None)
+    table = report.rule_changes_table([older, change],
+                                      {"identity-exact": EXACT, "em-lower": LOWER})
+    assert isinstance(table, pd.DataFrame)
+    assert list(table["claims"]) == ["2, gone-claim (retired)", "1"]  # newest first
+
+
+def test_a_control_by_construction_keeps_its_verdict_but_is_counted_apart():
+    control = Claim("An MLP cannot use the context", "Paper I", "fails", "em_reading",
+                    "mlp_loss", Null("floor", "floor"), Bound(0.1, at_most=False),
+                    key="mlp-fails", control="it mixes no positions")
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"mlp_loss": 1.0, "floor": 1.0}
+    ledger = report.build_ledger([EXACT, LOWER, control], results, {})
+    row = ledger.headline.loc[3]
+    assert row["verdict"] == "inconclusive" and row["basis"] == "control by construction"
+    assert row["reason"].startswith("it mixes no positions; the null (floor")
+    recorded = Results("reproduction_report", "quick", "cpu", 0)
+    report.record_ledger(recorded, ledger)
+    metrics = recorded.metrics
+    assert metrics["claims_tested"] == 2 and metrics["controls_tested"] == 1
+    assert metrics["claims_inconclusive"] == 0 and metrics["controls_reproduced"] == 0
+    assert metrics["claims_basis_control_by_construction"] == 1
+    text = report.summary_text(ledger)
+    assert "**2 claims" in text and "1 controls by construction (rows 3;" in text
+    labels = [label.get_text() for label in report.claims_figure(ledger).axes[0].get_yticklabels()]
+    assert labels[-1] == "3 (ch. 3, quick, control)"
+    with pytest.raises(ValueError, match="control must say why"):
+        Claim("x", "y", "z", "nb", "m", Null("floor"), Bound(1.0), control=" ")
+
+
+def test_the_headline_phrases_name_the_verdict_its_profile_and_the_seed_count():
+    share = Claim("EM-like faster", "Paper II", "every seed", "em_reading", "faster_share",
+                  Null("a coin flip", value=0.5), SeedShare("n_seeds", level=0.9),
+                  key="em-faster-share")
+    decided = {"em_reading": results_file("decide", {"em_loss": 1.9, "sgd_loss": 2.0,
+                                                     "faster_share": 0.75, "n_seeds": 8})}
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"faster_share": 0.5, "n_seeds": 4}
+    phrases = report.headline_phrases(report.build_ledger([EXACT, LOWER, share], results,
+                                                          decided))
+    assert phrases == {"verdict_identity_exact": "reproduced (quick profile)",
+                       "verdict_em_lower": "reproduced (decide profile)",
+                       "verdict_em_faster_share": "inconclusive (decide profile, 6 of 8 seeds)"}
