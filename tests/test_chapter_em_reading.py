@@ -22,8 +22,12 @@ matplotlib.use("Agg")
 def test_settings_are_copies_per_profile():
     quick, decide = chapter.settings("quick"), chapter.settings("decide")
     assert decide["fresh"]["n_seeds"] == 24 and quick["fresh"]["n_seeds"] == 8
+    # the reproduction's seeds in decide: the authors' five first, then others, none twice
+    assert decide["seeds"][:5] == quick["seeds"] and len(set(decide["seeds"])) >= 6
+    assert len(set(decide["seeds"])) == len(decide["seeds"])
     decide["fresh"]["n_seeds"] = quick["fresh"]["n_seeds"]
-    assert decide == quick  # decide changes only the seeds on fresh sequences
+    decide["seeds"] = quick["seeds"]
+    assert decide == quick  # decide changes only the seeds
     quick["fresh"]["steps"] = 1
     quick["multipliers"].append(7)
     assert chapter.SETTINGS["quick"]["fresh"]["steps"] == 2000
