@@ -34,7 +34,7 @@ def test_setup_notebook_seeds_opens_results_and_uses_one_thread(tmp_path, monkey
         # tables print their floats as the reader's numbers
         table = pd.DataFrame({"rows": [24290.0, 1.0], "error": [0.0363649, 2.6e-15]})
         text = table.to_string()
-        assert "24,290" in text and "0.0364" in text and "2.60e-15" in text
+        assert "24,290" in text and "0.0364" in text and "2.60 × 10⁻¹⁵" in text
         assert "24290.0" not in text and "0.036365" not in text
     finally:
         torch.set_num_threads(before)
@@ -77,8 +77,8 @@ def test_plot_seed_band_draws_the_mean_and_the_extremes():
 def test_format_number_writes_integers_whole_and_the_rest_to_three_figures():
     assert format_number(24290) == "24,290" and format_number(704.0) == "704"
     assert format_number(0.0363649) == "0.0364" and format_number(1.1428) == "1.14"
-    assert format_number(0.5) == "0.500" and format_number(2.6e-15) == "2.60e-15"
-    assert format_number(1234567.5) == "1.23e+6" and format_number(-0.00012) == "-1.20e-4"
+    assert format_number(0.5) == "0.500" and format_number(2.6e-15) == "2.60 × 10⁻¹⁵"
+    assert format_number(1234567.5) == "1.23 × 10⁶" and format_number(-0.00012) == "−1.20 × 10⁻⁴"
     assert format_number(None) == "—" and format_number(float("nan")) == "—"
     assert format_number(0.0363649, digits=2) == "0.036"
     with pytest.raises(ValueError, match="digits"):

@@ -13,8 +13,9 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
 
     Integers (and floats that are whole, below 10^15 in magnitude) are written whole with
     thousands separators (``24,290``); other numbers with ``digits`` significant figures,
-    in scientific notation only when they are very small or very large (``0.0364``,
-    ``2.6e-15``); ``None`` and ``nan`` as an em dash.
+    as a power of ten only when they are very small or very large (``0.0364``,
+    ``2.60 × 10⁻¹⁵``: a reader's notation, not a programmer's ``2.6e-15``); ``None`` and
+    ``nan`` as an em dash.
     """
     if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
         raise ValueError(f"digits must be a positive int; got {digits!r}")
@@ -28,8 +29,19 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
         return f"{int(value):,}"
     magnitude = abs(value)
     if magnitude < 1e-3 or magnitude >= 1e6:
-        return f"{value:.{digits - 1}e}".replace("e-0", "e-").replace("e+0", "e+")
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
     return f"{value:#.{digits}g}".rstrip(".")
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+"""Digits and the minus sign as superscripts, for the exponent of a power of ten."""
+
+
+def numbers(values, digits: int = 3) -> str:
+    """A sequence of numbers, each by :func:`format_number`, in brackets: ``[0.136, 1.36 ×
+    10⁻³]``."""
+    return "[" + ", ".join(format_number(float(value), digits) for value in values) + "]"
 
 
 def use_reader_number_format() -> None:

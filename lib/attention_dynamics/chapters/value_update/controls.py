@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from attention_dynamics import toy_routing as toy
+from attention_dynamics.book.formatting import format_number, numbers
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.progress import training_run
 from attention_dynamics.chapters.value_update.experiment import Conditions
@@ -80,7 +81,7 @@ class CapacityControls:
                 f"{self.recombined_loss[-1].mean():.3f}\n"
                 f"final prototype: {shown}; coupled at the switch {at_switch:.3f}\n"
                 f"coupled - better sequential order per seed: "
-                f"{np.array2string(self.margin.numpy(), precision=3)} share of the lead "
+                f"{numbers(self.margin.numpy())}; share of the lead "
                 f"recovered by the sequential pass: {self.share:.2f}")
 
 
@@ -184,7 +185,7 @@ class SymmetricStart:
         """The coupled run against the controls, in words."""
         coupled = self.proto[-1, :, self.run.condition("coupled")].mean()
         return (f"symmetric state: coupled {coupled:.3f}, controls at most "
-                f"{self.largest_control:.1e}; values frozen: tilt(end) / tilt(switch) = "
+                f"{format_number(self.largest_control, 2)}; values frozen: tilt(end) / tilt(switch) = "
                 f"{self.tilt_ratio:.3f}; coupled spread e-fold every {self.efold_steps:.1f} steps")
 
 

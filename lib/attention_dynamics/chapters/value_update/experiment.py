@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from attention_dynamics import toy_routing as toy
+from attention_dynamics.book.formatting import format_number, numbers
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.progress import training_run
 from attention_dynamics.chapters.value_update.settings import ETAS, LR_CHECK, SLOT_INPUT_DIM
@@ -52,9 +53,9 @@ class IdentityCheck:
 
     def summary(self) -> str:
         """The three numbers in words."""
-        return (f"free values:  max |SGD step - (-eta alpha^T U)| = {self.free_error:.2e}\n"
+        return (f"free values:  max |SGD step - (-eta alpha^T U)| = {format_number(self.free_error)}\n"
                 f"W_V form:     max |SGD step - (-eta Z Z^T alpha^T U)| = "
-                f"{self.projected_error:.2e}\n"
+                f"{format_number(self.projected_error)}\n"
                 f"cosine between the W_V-form step of the values and the free step: "
                 f"{self.filter_cosine:.3f}")
 
@@ -224,10 +225,10 @@ class UniformStart:
     def summary(self) -> str:
         """The numbers in words."""
         return "\n".join([
-            f"one value step at uniform attention: |dA| / |A| >= {self.smallest_change:.2e}; "
-            f"dA - curvature part: {self.non_curvature:.1e}; spread over queries: "
-            f"{self.query_spread:.1e}",
-            f"routing frozen uniform: value differences drift by {self.drift:.1e}, final loss "
+            f"one value step at uniform attention: |dA| / |A| >= {format_number(self.smallest_change)}; "
+            f"dA - curvature part: {format_number(self.non_curvature, 2)}; spread over queries: "
+            f"{format_number(self.query_spread, 2)}",
+            f"routing frozen uniform: value differences drift by {format_number(self.drift, 2)}, final loss "
             f"{self.loss:.4f} nats",
             f"routing trained from uniform, values frozen: routing specialization "
             f"{self.routing[-1, :, self.run.condition('frozen_values')].mean():.3f} "
@@ -302,8 +303,7 @@ class FirstOrderCheck:
     def summary(self) -> str:
         """The relative errors, step size by step size."""
         return "\n".join(f"{label} relative error, feedback + curvature: "
-                         f"{np.array2string(total, precision=2)}  feedback only: "
-                         f"{np.array2string(feedback, precision=2)}"
+                         f"{numbers(total)};  feedback only: {numbers(feedback)}"
                          for label, (total, feedback) in self.errors.items())
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
+from attention_dynamics.book.formatting import format_number
 from attention_dynamics.book.plotting import panel_grid, plot_seed_band
 from attention_dynamics.chapters.value_update.controls import (
     EM_MEASURES,
@@ -175,7 +176,7 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
         ("values then routing", "C5", "-", "values_then_routing"),
         ("recombined halves", "0.25", "--", None),
     ]
-    epsilon = f"{symmetric.run.config.value_scale:.0e}".replace("e-0", "e-")
+    epsilon = format_number(symmetric.run.config.value_scale, 1)
     for ax, series, halves, title in [
             (axes[0], conditions.proto, capacity.recombined, "random start"),
             (axes[1], symmetric.proto, symmetric.recombined, f"symmetric start, ε = {epsilon}")]:
