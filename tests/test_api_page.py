@@ -40,3 +40,6 @@ def test_the_reference_renders_alone_without_warnings(tmp_path):
     warnings = [line for line in output.splitlines() if "WARNING" in line]
     assert warnings == []
     assert build.returncode == 0, build.stderr[-2000:]
+    # and it shows no path of the machine that built it (a default argument, a constant)
+    page = (tmp_path / "out" / "_build" / "html" / "book" / "api.html").read_text()
+    assert str(ROOT) not in page and "PosixPath" not in page

@@ -69,18 +69,21 @@ def current_build_id() -> str | None:
 
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
-"""The folder of the ``attention_dynamics`` package."""
+"""The folder of the ``attention_dynamics`` package.
+
+:meta hide-value:
+"""
 
 
-def library_fingerprint(package: str | Path = PACKAGE_ROOT) -> str:
+def library_fingerprint(package: str | Path | None = None) -> str:
     """SHA-256 (hex, first 16 digits) of the library code that produces results.
 
-    Every ``.py`` file of the package (default: this one) except the ``book`` subpackage (the
+    Every ``.py`` file of ``package`` (default: :data:`PACKAGE_ROOT`) except the ``book`` subpackage (the
     report's rules and the page helpers, which read results but do not make them), by relative
     path and content. Two results files with the same fingerprint were computed by the same
     models, tasks, training and measures.
     """
-    package = Path(package)
+    package = Path(package or PACKAGE_ROOT)
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package)
@@ -95,11 +98,12 @@ def _file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def loaded_library_modules(package: str | Path = PACKAGE_ROOT) -> dict[str, str]:
+def loaded_library_modules(package: str | Path | None = None) -> dict[str, str]:
     """The result-making library files imported so far in this process: ``{relative path:
-    hash}`` for every module in ``sys.modules`` whose file lies in ``package`` outside its
-    ``book`` subpackage (the files that :func:`library_fingerprint` covers)."""
-    package = Path(package).resolve()
+    hash}`` for every module in ``sys.modules`` whose file lies in ``package`` (default:
+    :data:`PACKAGE_ROOT`) outside its ``book`` subpackage (the files that
+    :func:`library_fingerprint` covers)."""
+    package = Path(package or PACKAGE_ROOT).resolve()
     found = {}
     for module in list(sys.modules.values()):
         location = getattr(module, "__file__", None)
@@ -115,10 +119,10 @@ def loaded_library_modules(package: str | Path = PACKAGE_ROOT) -> dict[str, str]
 
 
 def changed_library_modules(recorded: Mapping[str, str],
-                            package: str | Path = PACKAGE_ROOT) -> list[str]:
+                            package: str | Path | None = None) -> list[str]:
     """The files of ``recorded`` (as :func:`loaded_library_modules` gives them) that differ
-    from, or are missing in, ``package`` now."""
-    package = Path(package)
+    from, or are missing in, ``package`` (default: :data:`PACKAGE_ROOT`) now."""
+    package = Path(package or PACKAGE_ROOT)
     return [relative for relative, digest in recorded.items()
             if not (package / relative).is_file() or _file_hash(package / relative) != digest]
 
