@@ -136,3 +136,15 @@ def test_contextual_keys_average_each_class_over_sequences_and_positions():
         contextual_keys(k, positions, torch.zeros(2, 2, dtype=torch.int64), 2)
     with pytest.raises(ValueError, match="labels of shape"):
         contextual_keys(k, positions, labels.flatten(), 2)
+
+
+def test_ranks_and_spearman_agree_with_scipy_with_and_without_ties():
+    from scipy import stats
+
+    generator = torch.Generator().manual_seed(3)
+    for values in (torch.randn(40, generator=generator, dtype=torch.float64),
+                   torch.randint(0, 6, (40,), generator=generator).double()):  # many ties
+        other = values + torch.randn(40, generator=generator, dtype=torch.float64)
+        assert torch.equal(ranks(values), torch.from_numpy(stats.rankdata(values.numpy())))
+        expected = stats.spearmanr(values.numpy(), other.numpy()).statistic
+        assert spearman(values, other) == pytest.approx(expected, abs=1e-12)
