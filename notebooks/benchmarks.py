@@ -39,7 +39,7 @@ from attention_dynamics.book.benchmarking import (
     sticky_step_benchmark,
     transformer_step_benchmark,
 )
-from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.notebook import glue_each, setup_notebook
 from attention_dynamics.book.plotting import COLUMN_INCHES, show_figure
 from attention_dynamics.book.results import (
     BUILD_START_VARIABLE,
@@ -96,6 +96,18 @@ res.record(
     timing=True,
 )
 res.record("diagnostics_length", settings["diag_length"])
+res.record("diagnostics_pairs", diag["pairs"])
+glue_each(  # chapter 1 quotes these: this page runs alone, the chapters share the CPUs
+    {
+        f"bench_{name}": res.metrics[name]
+        for name in (
+            "diagnostics_overhead_ratio",
+            "diagnostics_speedup_vs_per_score_autograd",
+            "diagnostics_length",
+            "diagnostics_pairs",
+        )
+    }
+)
 rows["diagnostics overhead (diagnosed / plain step)"] = diag["overhead_ratio"]
 rows["diagnostics vs per-score autograd"] = diag["speedup_vs_per_pair"]
 pd.Series(diag)
