@@ -635,3 +635,20 @@ def test_numbers_shown_beside_a_claim_do_not_decide_it():
     assert claim.row({"nb": content})["shown with"] == ""
     assert shown.fingerprint == claim.fingerprint
     assert shown.row({"nb": content})["verdict"] == claim.row({"nb": content})["verdict"]
+
+
+def test_several_regime_checks_are_taken_in_order_the_first_unmet_deciding():
+    solved_task = Solved("mae", max_error=0.05, unmet="the task was not solved")
+    settled_early = Solved("settle_step", max_error=0.8, relative_to="steps",
+                           unmet="the attention settled too late")
+    rule, null = BeatsNull(at_most=False), Null("no gain", value=1.0)
+    metrics = {"mae": 0.01, "settle_step": 700.0, "steps": 800.0}
+    made = decision(rule, 1.2, null, metrics, solved=(solved_task, settled_early))
+    assert made.verdict == "inconclusive" and made.reason.startswith("the attention settled")
+    assert made.basis == "undecided for budget"
+    metrics["mae"] = 0.2  # the first check fails first
+    made = decision(rule, 1.2, null, metrics, solved=(solved_task, settled_early))
+    assert made.reason.startswith("the task was not solved")
+    metrics.update(mae=0.01, settle_step=400.0)  # both met: the rule decides
+    assert decision(rule, 1.2, null, metrics, solved=(solved_task, settled_early)).verdict == (
+        "reproduced")

@@ -916,7 +916,7 @@ class Decision:
 
 def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
              still_learning: StillLearning | None = None,
-             solved: Solved | None = None,
+             solved: Solved | tuple[Solved, ...] | None = None,
              budget: ShortBudget | Outlasted | None = None,
              undecidable: str | None = None,
              halves: tuple[float, float] | None = None,
@@ -932,7 +932,9 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
             rule's values).
         still_learning: the check that training had flattened, where the claim needs it.
         solved: the check that the model solved its task, for claims about a trained model;
-            an unsolved run is inconclusive whatever the value.
+            an unsolved run is inconclusive whatever the value. Several checks (a tuple) are
+            taken in order, the first unmet one deciding (a task solved, then a regime
+            reached, say).
         budget: the check that the run trained long enough, against the authors' budget,
             where the claim is about what training reaches.
         undecidable: why the task cannot decide the claim by design, in words; the claim is
@@ -952,9 +954,10 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     null_value = null.resolve(metrics)
     if undecidable is not None:
         return Decision(INCONCLUSIVE, undecidable, BY_DESIGN, UNDECIDABLE_CHANGE)
-    unsolved = solved.reason(metrics) if solved is not None else None
-    if unsolved:
-        return Decision(INCONCLUSIVE, unsolved, solved.basis, solved.would_decide(metrics))
+    for check in (solved if isinstance(solved, tuple) else (solved,)):
+        unsolved = check.reason(metrics) if check is not None else None
+        if unsolved:
+            return Decision(INCONCLUSIVE, unsolved, check.basis, check.would_decide(metrics))
     failing = [(reason, check.would_decide(metrics)) for check in (still_learning, budget)
                if check is not None for reason in [check.reason(metrics)] if reason]
     unfinished = " and ".join(reason for reason, _ in failing)
@@ -1110,7 +1113,7 @@ class Claim:
     null: Null
     rule: Rule
     still_learning: StillLearning | None = None
-    solved: Solved | None = None
+    solved: Solved | tuple[Solved, ...] | None = None
     budget: ShortBudget | Outlasted | None = None
     undecidable: str | None = None
     key: str | None = None
