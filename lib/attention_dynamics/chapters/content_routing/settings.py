@@ -47,7 +47,7 @@ _QUICK = dict(
     capacity_d_state=2,
 )
 
-SETTINGS: dict[str, dict] = copy.deepcopy({
+SETTINGS: dict[str, dict] = {name: copy.deepcopy(profile) for name, profile in {
     "quick": _QUICK,
     # the failure claims decided: every architecture trains 4 (bijection) and 10 (HMM
     # filtering) times quick's steps, several times what the transformer needs there, on
@@ -89,7 +89,7 @@ SETTINGS: dict[str, dict] = copy.deepcopy({
         deep_mamba_seeds=5,
         capacity_d_state=8,
     ),
-})
+}.items()}
 """The settings of the profiles ``quick``, ``decide`` and ``paper``, by name. Each holds the
 tasks' sizes (``tasks``), the reference transformer (``reference``) and the fixed sizes of the
 other architectures (``fixed``; their width is matched up to ``width_limit``), the ``steps``,
@@ -98,7 +98,8 @@ other architectures (``fixed``; their width is matched up to ``width_limit``), t
 ``eval_batch_size`` sequences), the probe batches (``probe_size`` sequences), the
 ``recall_checkpoints`` kept on recall, the ``gradient_check_size`` sequences of the scan
 gradient check, the deeper Mamba of HMM filtering (``deep_mamba`` sizes, ``deep_mamba_seeds``)
-and the state size of the capacity question (``capacity_d_state``)."""
+and the state size of the capacity question (``capacity_d_state``). Each profile is a copy of
+its own: no two share a nested setting."""
 
 SEED_STRIDE = 11
 """The seeds of the trained models are ``seed + 11``, ``seed + 22``, ... (from the base seed)."""
