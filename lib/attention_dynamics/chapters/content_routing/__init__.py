@@ -1,4 +1,4 @@
-"""Chapter 5's experiment: four architectures, matched in parameters, in the wind tunnels.
+"""Chapter 5's experiment, in which four architectures matched in parameters meet the wind tunnels.
 
 A transformer, a Mamba, an LSTM and a per-position MLP trained on bijection elimination, HMM
 filtering and associative recall, scored against the exact answers, then looked inside.

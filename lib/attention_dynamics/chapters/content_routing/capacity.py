@@ -1,5 +1,5 @@
-"""The capacity question: the recall Mamba with fewer state addresses than stored pairs (width
-matched to the transformer again), trained alike on every seed."""
+"""The capacity question, asked of the recall Mamba with fewer state addresses than stored
+pairs (width matched to the transformer again), trained alike on every seed."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The gradient at the Mamba's implicit attention: the closed form of the scan's routing
-gradients against autograd, and how much of each routing gradient re-routes (rows summing to
-zero) rather than rescales, against the transformer's score gradient."""
+"""The gradient at the Mamba's implicit attention, its closed form checked against autograd,
+and how much of each routing gradient re-routes (rows summing to zero) rather than rescales,
+against the transformer's score gradient."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ RECALL_MEASURES = (
     "mamba_log_weight_gradient_net_fraction",
     "mamba_log_weight_gradient_pooled_net_fraction",
 )
-"""The recall models' measures of :func:`net_fractions`, in the order its table shows them."""
+"""The recall models' measures of ``net_fractions``, in the order its table shows them."""
 
 
 @dataclass

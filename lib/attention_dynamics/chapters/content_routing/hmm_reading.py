@@ -1,4 +1,4 @@
-"""HMM filtering: who reads the matrices. Each model's predictive entropy against the Bayes
+"""Who reads the matrices on HMM filtering. Each model's predictive entropy against the Bayes
 entropy, sequence by sequence, on held-out sequences (first seed)."""
 
 from __future__ import annotations

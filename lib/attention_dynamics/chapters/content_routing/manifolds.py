@@ -1,4 +1,4 @@
-"""Value manifolds: a PCA of each architecture's final representations at the scored positions
+"""The value manifolds, a PCA of each architecture's final representations at the scored positions
 of a probe batch, against the Bayes entropy (first seed, on the entropy tasks)."""
 
 from __future__ import annotations

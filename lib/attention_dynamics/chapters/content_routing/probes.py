@@ -1,4 +1,4 @@
-"""Associative recall: where each model reads. The routing probes of the recall checkpoints of
+"""Where each model reads on associative recall. The routing probes of the recall checkpoints of
 the transformer, the Mamba and the LSTM (mixing weights, the share on the queried pair, input
 attributions), over training and at its end."""
 

@@ -24,7 +24,7 @@ DISPLAY_NAMES = {"transformer": "transformer", "mamba": "Mamba", "lstm": "LSTM",
 """Each architecture's name in the table."""
 
 ENTROPY_COLUMNS = (("bijection", "bijection", "mean curve"), ("hmm", "HMM", "per sample"))
-"""The entropy tasks of the table: task, label, and the kind of MAE shown (the authors' kind)."""
+"""The entropy tasks of the table, each as (task, label, the kind of MAE shown, the authors')."""
 
 
 @dataclass

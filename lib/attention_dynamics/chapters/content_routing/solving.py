@@ -1,4 +1,4 @@
-"""The step from which the transformer (first seed) solves each task: the first checkpoint from
+"""The step from which the transformer (first seed) solves each task, the first checkpoint from
 which it stays at the report's bar on the held-out set. Another architecture's failure on a task
 counts only after it has trained several times as long, its loss flat."""
 
