@@ -3,6 +3,7 @@ pure helpers on hand-made inputs, and its whole experiment at a tiny size (the m
 notebook records, the figures)."""
 
 import json
+import numbers
 import re
 from pathlib import Path
 
@@ -239,6 +240,9 @@ def test_run_is_deterministic_and_its_parts_hold_together(tiny_run, tmp_path):
     for rows in chapter.maps.maps.values():
         assert rows.shape == (4, chapter.tasks["recall"].seq_len)
         assert rows.sum(-1) == pytest.approx(1.0, abs=1e-5)
+    for table in (chapter.deep.table(), chapter.manifolds.table(), chapter.offsets.table(),
+                  chapter.scan_check.table(), chapter.fractions.table()):
+        assert all(isinstance(value, numbers.Real) for value in table.to_numpy().ravel())
     assert set(chapter.phrases) >= {"decide_length_phrase", "results_table", "capacity_reading",
                                     "authors_budget_mamba_hmm", "transformer_solve_phrase_hmm"}
 

@@ -70,7 +70,7 @@ class DeepMamba:
                 "per-sample MAE (bits), mean of seeds": np.mean(
                     [r.report.mae_per_sample for r in runs]),
                 "loss fall over the last tenth (least settled seed)": max(
-                    relative_fall(r.history.loss) for r in runs),
+                    float(relative_fall(r.history.loss)) for r in runs),
             }
             for label, runs in columns.items()
         }).round(4)
