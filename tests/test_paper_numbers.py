@@ -21,6 +21,7 @@ from attention_dynamics.book.verdicts import Quantity
 from attention_dynamics.models.registry import ARCHITECTURES
 
 ROOT = Path(__file__).resolve().parents[1]
+CHAPTER_FIVE = "lib/attention_dynamics/chapters/content_routing"  # the code of the notebook
 TABLES = {"ENTROPY_MAE_BITS": ENTROPY_MAE_BITS, "RECALL_ACCURACY": RECALL_ACCURACY,
           "STICKY_CHAIN": STICKY_CHAIN,
           "AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY": AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY,
@@ -77,7 +78,9 @@ def test_the_report_quotes_the_module_texts():
 
 @pytest.mark.parametrize("source", ["lib/attention_dynamics/book/claims.py",
                                     "notebooks/reproduction_report.py",
-                                    "notebooks/content_routing.py"])
+                                    "notebooks/content_routing.py", *(
+                                        str(path.relative_to(ROOT)) for path in sorted(
+                                            (ROOT / CHAPTER_FIVE).glob("*.py")))])
 def test_the_claims_and_notebooks_type_no_paper_number(source):
     tree = ast.parse((ROOT / source).read_text())
     for node in ast.walk(tree):

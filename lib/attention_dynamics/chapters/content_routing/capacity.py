@@ -1,0 +1,64 @@
+"""The capacity question, asked of the recall Mamba with fewer state addresses than stored
+pairs (width matched to the transformer again), trained alike on every seed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from attention_dynamics.book.results import Results
+from attention_dynamics.chapters.content_routing.architectures import Architectures
+from attention_dynamics.chapters.content_routing.scores import Comparisons, Scores
+from attention_dynamics.chapters.content_routing.training import (
+    Training,
+    train_seeds,
+    training_config,
+)
+from attention_dynamics.chapters.content_routing.words import capacity_words
+from attention_dynamics.models.registry import matched_config
+from attention_dynamics.tasks.base import Task
+
+
+@dataclass
+class Capacity:
+    """The smaller-state Mamba on recall.
+
+    Attributes:
+        d_state: its state size ``N`` (addresses), fewer than the pairs.
+        accuracy: its held-out recall accuracy per seed, in seed order.
+        phrases: the reading of the question, by glue name.
+    """
+
+    d_state: int
+    accuracy: list[float]
+    phrases: dict[str, str]
+
+    def summary(self) -> str:
+        """The accuracy per seed, in a line."""
+        return f"Mamba, N = {self.d_state}: accuracy by seed {np.round(self.accuracy, 3)}"
+
+
+def capacity_question(results: Results, chosen: dict, tasks: dict[str, Task],
+                      architectures: Architectures, training: Training, scores: Scores,
+                      comparisons: Comparisons, device: torch.device) -> Capacity:
+    """Train the Mamba with ``capacity_d_state`` addresses on recall on every seed (the table's
+    Mamba's training settings); record its state size, the pairs per address, its accuracy over
+    seeds (``recall_accuracy_mamba_capacity``) and its solved seeds."""
+    recall, d_state = tasks["recall"], chosen["capacity_d_state"]
+    config, _ = matched_config("mamba", recall.vocab_size, recall.seq_len,
+                               int(architectures.parameters.loc["transformer", "recall"]),
+                               high=chosen["width_limit"],
+                               **{**chosen["fixed"]["mamba"], "d_state": d_state})
+    trained = train_seeds(config, recall, training_config(chosen, "recall", "mamba"),
+                          training.seeds, training.eval_sets["recall"], device,
+                          f"recall, mamba with {d_state} addresses")
+    accuracy = [run.accuracy for _, run in trained]
+    results.record("capacity_d_state", d_state)
+    results.record("capacity_pairs_per_address", recall.n_pairs / d_state)
+    results.record_spread("recall_accuracy_mamba_capacity", accuracy)
+    solved = sum(a >= scores.recall_bar for a in accuracy)
+    results.record("recall_mamba_capacity_solved_seeds", solved)
+    return Capacity(d_state, accuracy, capacity_words(
+        accuracy, solved, comparisons.solved["mamba"], chosen["fixed"]["mamba"]["d_state"]))
