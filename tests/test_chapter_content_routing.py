@@ -232,8 +232,11 @@ def test_run_is_deterministic_and_its_parts_hold_together(tiny_run, tmp_path):
     again = Results("content_routing", "quick", CPU, 0, directory=tmp_path)
     run(again, _tiny(), CPU, 0)
     timings = set(results.timing_metrics)
-    assert ({k: v for k, v in again.metrics.items() if k not in timings}
-            == {k: v for k, v in results.metrics.items() if k not in timings})
+    repeated = {k: v for k, v in again.metrics.items() if k not in timings}
+    first = {k: v for k, v in results.metrics.items() if k not in timings}
+    # the same seed gives the same run; a PCA's last bit may follow the BLAS threads' order of
+    # summation on a busy machine, hence the round-off tolerance (and no more)
+    assert repeated == pytest.approx(first, rel=1e-12, abs=1e-15)
     assert chapter.training.seeds == [11, 22]
     assert len(chapter.training.runs) == 4 * 3 * 2
     assert chapter.probe.load("mamba", 0) is chapter.probe.load("mamba", chapter.probe.final_step)
