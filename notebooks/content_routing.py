@@ -33,7 +33,7 @@ device = "auto"
 seed = 0
 
 # %% tags=["hide-input"]
-from attention_dynamics.book.notebook import glue_each, setup_notebook
+from attention_dynamics.book.notebook import glue_as_text, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters import content_routing as chapter
 from attention_dynamics.chapters.content_routing import (
@@ -267,4 +267,14 @@ fractions.table()
 # The numbers above are written to this notebook's results file and glued into the chapter.
 
 # %%
+glue_as_text(
+    res,
+    [
+        "hmm_model_entropy_sd_mamba",
+        "hmm_model_entropy_sd_lstm",
+        "scan_gradient_max_rel_error",
+        "transformer_score_gradient_net_fraction",
+        "mamba_authors_hmm_log_weight_gradient_pooled_net_fraction",
+    ],
+)
 _ = res.save()  # the results file (its path is not for the page)

@@ -29,7 +29,7 @@ device = "auto"
 seed = 0
 
 # %% tags=["hide-input"]
-from attention_dynamics.book.notebook import setup_notebook
+from attention_dynamics.book.notebook import glue_as_text, setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters.score_gradient import (
     experiment,
@@ -140,6 +140,9 @@ tables.diagnostics_table(cost)
 
 # %%
 tables.results_table(res)
+glue_as_text(
+    res, ["routing_law_max_abs_error", "closed_form_max_abs_error", "row_sum_max_abs"]
+)
 
 # %%
 _ = res.save()

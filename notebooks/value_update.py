@@ -41,7 +41,7 @@ seed = 0
 
 # %% tags=["hide-input"]
 
-from attention_dynamics.book.notebook import glue_each, setup_notebook
+from attention_dynamics.book.notebook import glue_as_text, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters.value_update import (
     chapter_seeds,
@@ -292,4 +292,25 @@ show_figure("fig_value_toy_em", figures.em_figure(em, conditions))
 #   {glue:text}`total_alignment_max:.2f` to {glue:text}`total_alignment_end:.2f` at the end.
 
 # %%
+glue_as_text(
+    res,
+    [
+        "routing_specialization_uniform_start_max_abs",
+        "symmetric_controls_max_abs",
+        "symmetric_frozen_routing_spread_drift_rel",
+        "symmetric_value_scale",
+        "uniform_routing_value_difference_drift",
+        "uniform_step_non_curvature_max_abs",
+        "uniform_step_query_spread_max_abs",
+    ],
+    digits=1,
+)
+glue_as_text(
+    res,
+    [
+        "advantage_first_order_rel_error",
+        "value_update_max_abs_error",
+        "value_update_projected_max_abs_error",
+    ],
+)
 _ = res.save()

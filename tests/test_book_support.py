@@ -100,3 +100,18 @@ def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
         panel_grid(0)
     with pytest.raises(ValueError, match="columns"):
         panel_grid(2, columns=0)
+
+
+def test_glue_as_text_glues_each_metric_written_for_a_reader(monkeypatch, tmp_path):
+    from attention_dynamics.book import notebook
+    from attention_dynamics.book.results import Results
+
+    glued = {}
+    monkeypatch.setattr(notebook, "_glue", lambda name, value: glued.__setitem__(name, value))
+    results = Results("score_gradient", "quick", "cpu", 0, directory=tmp_path)
+    results.record("error", 4.4e-16)
+    results.record("share", 0.0364)
+    notebook.glue_as_text(results, ["error", "share"])
+    assert glued == {"error_text": "4.4 × 10⁻¹⁶", "share_text": "0.036"}
+    with pytest.raises(KeyError):
+        notebook.glue_as_text(results, ["missing"])

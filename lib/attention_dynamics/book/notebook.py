@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import torch
 
-from attention_dynamics.book.formatting import use_reader_number_format
+from attention_dynamics.book.formatting import format_number, use_reader_number_format
 from attention_dynamics.book.plotting import use_book_style
 from attention_dynamics.book.results import Results, _glue
 from attention_dynamics.runtime import resolve_device, seed_everything
@@ -60,3 +60,10 @@ def glue_each(values: Mapping[str, object]) -> None:
     name, without displaying it; a no-op outside a Jupyter kernel."""
     for name, value in values.items():
         _glue(name, value)
+
+
+def glue_as_text(results: Results, names: list[str], digits: int = 2) -> None:
+    """Glue each recorded metric of ``names`` as text, ``<name>_text``, written as a reader
+    reads it (:func:`~attention_dynamics.book.formatting.format_number`: a power of ten as
+    ``4.4 × 10⁻¹⁶``, never e-notation), for a page that quotes a very small or large number."""
+    glue_each({f"{name}_text": format_number(results.metrics[name], digits) for name in names})
