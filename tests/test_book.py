@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from attention_dynamics.book.formatting import format_number
 from attention_dynamics.book.results import book_notebooks
 from attention_dynamics.book.rule_log import RULE_LOG
 from attention_dynamics.book.verdicts import BASES, VERDICTS
@@ -55,7 +56,7 @@ def test_html_shows_the_glued_numbers_and_figures(built_book, results):
     html = built_book / "html"
     page = (html / "book" / "score_gradient.html").read_text()
     metrics = results["score_gradient"]["metrics"]
-    assert f"{metrics['routing_law_max_abs_error']:.1e}" in page
+    assert format_number(metrics["routing_law_max_abs_error"], 2) in page  # as glued: no e-notation
     assert f"{metrics['diagnostics_speedup_vs_autograd']:,.0f}" in page
     for figure in ("fig_score_heatmaps", "fig_mass_shift"):
         assert f"{figure}.png" in page

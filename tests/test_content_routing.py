@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from attention_dynamics.book.formatting import format_number
 from attention_dynamics.book.paper_numbers import AUTHORS_TRAINING_SEQUENCES
 from attention_dynamics.chapters.content_routing.settings import (
     PLATEAU_MARGIN_BITS,
@@ -122,7 +123,7 @@ def test_chapter_five_page_shows_the_notebook_numbers_and_figures(built_book, re
             assert f"{metrics[metric]:.3f}" in page, metric
         assert f"{metrics[f'recall_accuracy_{arch}']:.3f}" in page, arch
         assert f"{metrics[f'n_parameters_{arch}_recall']:,.0f}" in page, arch
-    assert f"{metrics['scan_gradient_max_rel_error']:.1e}" in page
+    assert format_number(metrics["scan_gradient_max_rel_error"], 2) in page  # as glued: no e-notation
     for figure in ("fig_routing_scores", "fig_routing_hmm_entropy", "fig_routing_sharpening",
                    "fig_routing_recall_maps", "fig_routing_manifolds"):
         assert f"{figure}.png" in page, figure
