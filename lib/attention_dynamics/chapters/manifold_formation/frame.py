@@ -52,7 +52,7 @@ SETTLING = {
     "attention": "attention of the heads that matter: TV",
     "entropy direction": "entropy direction: 1 - |cos|",
 }
-"""The measures whose settling is followed, by name: their column in the dynamics table."""
+"""Each measure whose settling is followed, by name, with its column in the dynamics table."""
 
 PRECISION = "entropy MAE: |log of its ratio to the end|"
 """The precision's column in the dynamics table."""

@@ -24,10 +24,11 @@ from attention_dynamics.tasks.base import TaskBatch
 from attention_dynamics.tasks.bijection import LAYOUTS, BijectionTask
 
 MEAN_ABS = "mean |cos|, normed, layer 0 (identify_frame_head)"
-"""The authors' analysis suite's statistic: mean absolute cosine of the normed layer-0 keys."""
+"""The statistic of the authors' analysis suite, the mean absolute cosine of the normed layer-0 keys."""
 
 SIGNED = "signed cos, raw, layer 0 (qkv_analysis)"
-"""The authors' figure script's statistic: signed mean cosine of the raw embeddings through W_K."""
+"""The statistic of the authors' figure script, the signed mean cosine of the raw embeddings through
+W_K."""
 
 AUTHORS_ROW = "authors' checkpoint (separate, V = 20)"
 """The row of the key table that holds the authors' released checkpoint."""

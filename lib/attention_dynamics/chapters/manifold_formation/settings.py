@@ -69,7 +69,7 @@ SETTINGS: dict[str, dict] = copy.deepcopy({
 })
 """The settings of the profiles ``quick``, ``decide`` and ``paper``, by name. Each holds the
 bijections' ``n_symbols`` (V), the transformers' sizes (``bijection_model``, ``hmm_model``: the
-keyword arguments of :class:`~attention_dynamics.models.TransformerConfig` beyond the task's
+keyword arguments of :class:`~attention_dynamics.models.transformer.TransformerConfig` beyond the task's
 vocabulary and length), the HMM task (``hmm_task``) and its test lengths ``hmm_test_lengths``
 (observations), the training runs (``bijection_training``, ``mlp_training``, ``hmm_training``,
 ``frame_training``: the keyword arguments of
@@ -83,13 +83,15 @@ CALIBRATION_TARGET = 0.05
 """The quick profile's target for the bijections' entropy MAE (mean curve, bits)."""
 
 N_INITS = 100
-"""Independent initialisations drawn per layout: the null distribution of each key statistic."""
+"""How many independent initialisations are drawn per layout, the null distribution of each key
+statistic."""
 
 PROBE_PARTS = 8
 """Disjoint parts of a probe or of the evaluation batches, for the chapter's 95 % intervals."""
 
 N_PERMUTATIONS = 200
-"""Shuffles of the entropies within positions: the null of the protocol beyond position."""
+"""How many times the entropies are shuffled within positions, the null of the protocol beyond
+position."""
 
 FRAME_RANK = 3
 """The leading directions of the hypothesis keys compared between checkpoints in (g)."""
