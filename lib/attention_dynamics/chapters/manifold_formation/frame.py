@@ -296,7 +296,7 @@ def frame_measures(run: FrameRun, data: FrameData) -> FrameSeed:
         fall=falls.mean().item(), fall_interval=t_interval(falls),
         gain=gains.mean().item(), gain_interval=t_interval(gains),
         keys_mae=key_position_mae(score(run.probe.at_step(end[-1]), task, data.run.batches), task),
-        loss_fall=relative_fall(run.probe.history.loss),
+        loss_fall=relative_fall(run.probe.history.loss).item(),
     )
 
 

@@ -48,7 +48,7 @@ def bijection_seed(chosen: dict, run: BijectionRun, replicate: int, device: torc
                         replicate_seed(seed, replicate, 100 + index), device,
                         f"bijection elimination, {run.task.layout} layout, seed {replicate}")
     report = score(model, run.task, run.batches)
-    return key_position_mae(report, run.task), relative_fall(history.loss)
+    return key_position_mae(report, run.task), relative_fall(history.loss).item()
 
 
 def hmm_seed(chosen: dict, hmm: HmmRun, inputs: ProtocolInputs, found: BeyondPosition, replicate: int,
@@ -71,7 +71,7 @@ def hmm_seed(chosen: dict, hmm: HmmRun, inputs: ProtocolInputs, found: BeyondPos
         "entropy_mae_per_sample_bits": reports[hmm.train_length].mae_per_sample,
         "length_kl_ratio": length_kl_ratio(reports, hmm.train_length),
         "error_step_over_within_train_max_bits": at_boundary - inside_max,
-        "loss_fall_last_tenth": relative_fall(history.loss),
+        "loss_fall_last_tenth": relative_fall(history.loss).item(),
         "beyond_position_over_strongest_null": found.observed - found.strongest_null,
         "beyond_position_component": found.component,
         "beyond_position_variance_share": found.variance_share,
