@@ -1,4 +1,4 @@
-"""Chapter 4's experiment: manifold formation in the Bayesian wind tunnels.
+"""Chapter 4's experiment, manifold formation in the Bayesian wind tunnels.
 
 A small transformer trained on Paper I's wind tunnels, bijection elimination (in both token
 layouts of the authors' code) and HMM filtering, whose exact posteriors are known: how well its

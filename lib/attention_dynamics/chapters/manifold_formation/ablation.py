@@ -1,4 +1,4 @@
-"""Part (e), which heads carry the computation: each head masked and each layer bypassed in turn.
+"""Part (e), which heads carry the computation, found by masking each head and bypassing each layer.
 
 A head *matters* when masking it (its output set to zero) at least doubles the entropy MAE (mean
 curve, bits) of the trained model on its held-out batches.

@@ -1,4 +1,4 @@
-"""Part (d), query-key alignment: how the query at each key position lines up with earlier keys.
+"""Part (d), how the query at each key position lines up with the earlier keys (query-key alignment).
 
 The cosine between the query at the ``k``-th key position and the keys at earlier positions,
 averaged over heads and probe sequences, per layer; with the keys at the earlier *value*

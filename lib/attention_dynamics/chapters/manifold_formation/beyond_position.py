@@ -1,4 +1,4 @@
-"""Part (f), an entropy axis told from a position axis: the authors' best-of-PC1-5 protocol,
+"""Part (f), an entropy axis told from a position axis by the authors' best-of-PC1-5 protocol,
 taken within positions, against shuffles of the entropies within positions.
 
 Where the entropy varies between sequences at a position (HMM filtering, and bijections whose
@@ -123,7 +123,7 @@ class Replacement:
 
 
 def replacement_phrase(observed: float, strongest: float, component: int, share: float) -> str:
-    """The page's phrase on the protocol beyond position: ``observed`` against ``strongest`` (the
+    """The page's phrase on the protocol beyond position, ``observed`` against ``strongest`` (the
     stronger null), on PC ``component``, which carries ``share`` of the variance.
 
     >>> replacement_phrase(0.5, 0.25, 2, 0.125)

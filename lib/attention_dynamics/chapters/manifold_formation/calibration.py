@@ -1,4 +1,4 @@
-"""Parts (a) to (c): how well the trained models' predictive entropy follows the Bayes entropy.
+"""Parts (a) to (c), how well the trained models' predictive entropy follows the Bayes entropy.
 
 (a) the transformer on bijection elimination in both token layouts; (b) on HMM filtering,
 trained at one length and tested at longer ones; (c) the capacity-matched MLPs, which cannot see

@@ -1,4 +1,4 @@
-"""Chapter 4's figures: results in, a matplotlib figure out (entropies in bits).
+"""Chapter 4's figures, each from results to a matplotlib figure (entropies in bits).
 
 Legends stand outside the panels, below them, at the style's legend size (11 pt, as the tick
 labels), so that none covers data.
@@ -178,8 +178,8 @@ def value_manifold_figure(manifold: ValueManifold) -> matplotlib.figure.Figure:
 
 
 def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
-    """Seed 0's constant-rate run: the routing over the value gradient norm per layer (left), and
-    each measure's and the precision's distance to the end state over its settling threshold
+    """Seed 0's constant-rate run, with the routing over the value gradient norm per layer (left)
+    and each measure's and the precision's distance to the end state over its settling threshold
     (right; 0.1 at the threshold), against the training step."""
     shown, settle, relative = frame.seeds[0].table, frame.seeds[0].settle, frame.seeds[0].relative
     steps = frame.checkpoints[-1]

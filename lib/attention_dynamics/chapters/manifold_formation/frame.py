@@ -1,4 +1,4 @@
-"""Part (g), frame and precision over training: what settles when, on constant-rate runs.
+"""Part (g), frame and precision over training, what settles when on constant-rate runs.
 
 The separate-layout model is trained again on every seed at a constant rate after the warm-up,
 with checkpoints spaced geometrically early and evenly over the second half. At each checkpoint:
@@ -59,7 +59,7 @@ PRECISION = "entropy MAE: |log of its ratio to the end|"
 
 
 def frame_checkpoints(chosen: dict) -> list[int]:
-    """The constant-rate runs' checkpoints: geometric ones (``n_checkpoints``) and
+    """The constant-rate runs' checkpoints, geometric ones (``n_checkpoints``) and
     ``late_checkpoints`` evenly spaced over the second half of the run, sorted, without
     repeats."""
     steps = chosen["frame_training"]["steps"]
@@ -201,10 +201,10 @@ def snapshot(run: FrameRun, data: FrameData, step: int) -> Snapshot:
 
 
 def frame_dynamics(run: FrameRun, data: FrameData) -> pd.DataFrame:
-    """One row per checkpoint (indexed by step): the gradient ratio (mean of layers, and per
-    layer), the distances of key frame, attention and entropy direction to the end state (their
-    mean over :func:`end_window`), the entropy MAE (bits) and its distance to the end (the
-    absolute log of its ratio to the end window's mean MAE)."""
+    """A run's dynamics, one row per checkpoint (indexed by step) with the gradient ratio (mean of
+    layers, and per layer), the distances of key frame, attention and entropy direction to the
+    end state (their mean over :func:`end_window`), the entropy MAE (bits) and its distance to
+    the end (the absolute log of its ratio to the end window's mean MAE)."""
     steps = sorted(run.probe.history.checkpoints)
     snapshots = {step: snapshot(run, data, step) for step in steps}
     end = [snapshots[step] for step in end_window(steps)]

@@ -1,4 +1,4 @@
-"""Part (d), the keys: the authors' two definitions of key orthogonality, each step of their
+"""Part (d), the keys by the authors' two definitions of key orthogonality, each step of their
 pipelines varied in turn, on both layouts, against the spread of independent initialisations.
 
 Every statistic is a cosine (dimensionless): the mean absolute or the signed mean off-diagonal

@@ -1,4 +1,4 @@
-"""The probes of the geometry: a run's checkpoints loaded on demand, fixed probe sequences, parts.
+"""The probes of the geometry, a run's checkpoints loaded on demand, fixed probe sequences and parts.
 
 A :class:`CheckpointProbe` holds one trained run's history, one scratch model of its architecture
 into which any kept checkpoint is loaded, and the probe sequences the geometry is measured on.

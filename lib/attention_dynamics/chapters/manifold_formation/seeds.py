@@ -1,5 +1,5 @@
-"""Part (h), the trained models on every seed: each number the ledger judges about a trained
-model, measured seed by seed against the same held-out data.
+"""Part (h), the trained models on every seed, each number the ledger judges about a trained
+model measured seed by seed against the same held-out data.
 
 Seed 0 is the runs of (a) and (b); seed ``r > 0`` has its own initialisation and its own data
 (:func:`~attention_dynamics.chapters.manifold_formation.training.replicate_seed`). The

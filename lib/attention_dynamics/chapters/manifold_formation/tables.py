@@ -1,4 +1,4 @@
-"""Chapter 4's tables: results in, a pandas table out (entropies, MAEs and KLs in bits)."""
+"""Chapter 4's tables, each from results to a pandas DataFrame (entropies, MAEs and KLs in bits)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from attention_dynamics.models import count_parameters
 
 
 def bijection_table(runs: dict[str, BijectionRun]) -> pd.DataFrame:
-    """Per layout (columns): the entropy MAEs (mean curve, at the key positions, per sample), the
-    KL to Bayes, the mass outside the answer slice and the loss's fall over the last tenth of
-    training (4 decimals)."""
+    """The entropy MAEs (mean curve, at the key positions, per sample), the KL to Bayes, the mass
+    outside the answer slice and the loss's fall over the last tenth of training, a column per
+    layout (4 decimals)."""
     return pd.DataFrame({
         layout: {
             "entropy MAE, mean curve (bits)": run.report.mae_mean_curve,
@@ -35,8 +35,8 @@ def bijection_table(runs: dict[str, BijectionRun]) -> pd.DataFrame:
 
 
 def hmm_length_table(hmm: HmmRun) -> pd.DataFrame:
-    """Per number of observations (columns): the HMM model's entropy MAEs, the observation-blind
-    predictor's per-sample MAE and the KL to Bayes (4 decimals)."""
+    """The HMM model's entropy MAEs, the observation-blind predictor's per-sample MAE and the KL to
+    Bayes, a column per number of observations (4 decimals)."""
     return pd.DataFrame({
         K: {
             "entropy MAE, mean curve (bits)": report.mae_mean_curve,
@@ -49,8 +49,8 @@ def hmm_length_table(hmm: HmmRun) -> pd.DataFrame:
 
 
 def mlp_table(runs: dict[str, BijectionRun], mlps: MlpControls) -> pd.DataFrame:
-    """Per layout (columns): both models' parameters, the MLP's MAE against its floor and the
-    transformer's MAE (4 decimals)."""
+    """Both models' parameters, the MLP's MAE against its floor and the transformer's MAE, a column
+    per layout (4 decimals)."""
     return pd.DataFrame({
         layout: {
             "transformer parameters": count_parameters(run.model),
