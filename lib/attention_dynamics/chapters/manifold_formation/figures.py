@@ -1,0 +1,208 @@
+"""Chapter 4's figures, each from results to a matplotlib figure (entropies in bits).
+
+Legends stand outside the panels, below them, at the style's legend size (11 pt, as the tick
+labels), so that none covers data.
+"""
+
+from __future__ import annotations
+
+import matplotlib.figure
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from attention_dynamics.book.plotting import COLUMN_INCHES, panel_grid
+from attention_dynamics.chapters.manifold_formation.alignment import Alignment
+from attention_dynamics.chapters.manifold_formation.beyond_position import BeyondPosition
+from attention_dynamics.chapters.manifold_formation.calibration import BijectionRun, HmmRun
+from attention_dynamics.chapters.manifold_formation.frame import SETTLING, Frame
+from attention_dynamics.chapters.manifold_formation.keys import Keys
+from attention_dynamics.chapters.manifold_formation.value_manifold import ProtocolInputs, ValueManifold
+from attention_dynamics.measures.geometry import cosine_matrix, key_orthogonality, pca, standardize_features
+from attention_dynamics.measures.metrics import entropy_bits
+from attention_dynamics.measures.representations import final_streams
+
+
+def legend_below(ax: matplotlib.axes.Axes, ncol: int = 1) -> None:
+    """``ax``'s legend under its horizontal axis label, without a frame, in ``ncol`` columns."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol, frameon=False)
+
+
+def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib.figure.Figure:
+    """The bijection models' entropy at each key index against Bayes (both layouts); the HMM
+    model's entropy against the Bayes filter's on the first held-out batch, one point per scored
+    position; and the HMM model's mean error per observation at each tested length, the training
+    length marked."""
+    fig, axes = panel_grid(3, panel_size=(4.4, 3.8))
+    for layout, run in runs.items():
+        task, report = run.task, run.report
+        keys = np.arange(1, task.n_pairs + 1)
+        axes[0].plot(keys, report.model_entropy[: task.n_pairs], "o", ms=5, label=f"{layout} layout")
+    axes[0].plot(keys, runs["separate"].task.bayes_entropy_curve(), "k--", lw=1.2,
+                 label=r"Bayes $\log_2(V-k+1)$")
+    axes[0].set_xlabel("key index $k$")
+    axes[0].set_ylabel("predictive entropy (bits)")
+    legend_below(axes[0], ncol=2)
+    task, batch = hmm.task, hmm.batches[hmm.train_length][0]
+    with torch.no_grad():
+        model_h = entropy_bits(hmm.model(batch.tokens), task.answer_tokens.to(batch.tokens.device))
+    model_h = model_h[:, task.query_positions]
+    bayes_h = batch.bayes_entropy_bits[:, task.query_positions]
+    axes[1].scatter(bayes_h.cpu().flatten(), model_h.cpu().flatten(), s=3, alpha=0.3)
+    span = np.array([bayes_h.min().item(), bayes_h.max().item()])
+    axes[1].plot(span, span, "k--", lw=1)
+    axes[1].set_xlabel("Bayes filter entropy (bits)")
+    axes[1].set_ylabel("transformer entropy (bits)")
+    for length, report in hmm.reports.items():
+        axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"tested at K = {length}")
+    axes[2].axvline(hmm.train_length, color="0.4", lw=1, ls=":")
+    axes[2].set_xlabel("observation $t$")
+    axes[2].set_ylabel(r"mean $|H_{model} - H_{Bayes}|$ (bits)")
+    legend_below(axes[2], ncol=len(hmm.reports))
+    return fig
+
+
+def key_cosines_figure(keys: Keys) -> matplotlib.figure.Figure:
+    """The cosines between the hypothesis keys of each layer-0 head (columns), for each layout
+    trained and at initialisation (rows), with each head's mean ``|cos|``."""
+    n_heads = next(iter(keys.matrices.values())).shape[0]
+    fig, axes = plt.subplots(len(keys.matrices), n_heads, figsize=(2.3 * n_heads, 9.6), squeeze=False)
+    for row, ((layout, label), matrices) in enumerate(keys.matrices.items()):
+        for head in range(matrices.shape[0]):
+            ax = axes[row, head]
+            image = ax.imshow(cosine_matrix(matrices[head]).cpu().numpy(), cmap="RdBu_r", vmin=-1, vmax=1)
+            ax.set_title(f"head {head}: mean |cos| {key_orthogonality(matrices[head]).item():.2f}",
+                         fontsize=10)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.grid(False)
+            if head == 0:
+                ax.set_ylabel(f"{layout},\n{label}", fontsize=10)
+    fig.colorbar(image, ax=axes, shrink=0.6, label="cosine between hypothesis keys")
+    return fig
+
+
+def alignment_figure(alignment: Alignment) -> matplotlib.figure.Figure:
+    """The separate layout's trained query-key alignment maps, one panel per layer (columns) and
+    per kind of key position (rows), query at key ``k`` against earlier position ``j``."""
+    n_layers = next(iter(alignment.maps.values())).shape[0]
+    fig, axes = plt.subplots(2, n_layers, figsize=(4.4 * n_layers, 7.6), squeeze=False)
+    for row, (against, maps) in enumerate(alignment.maps.items()):
+        limit = np.nanmax(np.abs(maps.numpy()))
+        for layer in range(n_layers):
+            ax = axes[row, layer]
+            image = ax.imshow(maps[layer].numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit)
+            ax.set_facecolor("0.85")
+            ax.grid(False)
+            ax.set_xlabel(f"earlier {against} $j$")
+            ax.set_ylabel("query at key $k$")
+            for axis in (ax.xaxis, ax.yaxis):  # rows and columns count from 1, as in the text
+                axis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value + 1:.0f}"))
+            ax.set_title(f"layer {layer}, keys at {against} positions: "
+                         f"mean {np.nanmean(maps[layer].numpy()):.2f}", fontsize=10)
+            fig.colorbar(image, ax=ax, shrink=0.8, label=r"$\cos(q_k, k_j)$")
+    return fig
+
+
+def hmm_manifold_figure(inputs: ProtocolInputs, beyond: BeyondPosition) -> matplotlib.figure.Figure:
+    """The trained HMM model's chosen component against the Bayes filter entropy, coloured by
+    observation (left), and the same with each position's mean removed from both (right)."""
+    probe = inputs.probe
+    before, _ = final_streams(probe.at_step(probe.final_step), probe.batch.tokens)
+    entropy = inputs.value_entropy(probe.batch)
+    points = before[:, inputs.values].flatten(0, 1)
+    component = beyond.component
+    chosen = pca(points).scores[:, component - 1].reshape(entropy.shape).cpu()
+    entropy_cpu = entropy.double().cpu()
+    fig, (left, right) = panel_grid(2)
+    image = left.scatter(entropy_cpu.flatten(), chosen.flatten(),
+                         c=np.tile(np.arange(1, entropy.shape[1] + 1), entropy.shape[0]), cmap="viridis",
+                         s=3, alpha=0.5)
+    left.set_xlabel("Bayes filter entropy (bits)")
+    left.set_ylabel(f"PC{component} score")
+    left.set_title(f"HMM, trained: PC{component} against the entropy", fontsize=10)
+    fig.colorbar(image, ax=left, label="observation $t$")
+    right.scatter((entropy_cpu - entropy_cpu.mean(0)).flatten(), (chosen - chosen.mean(0)).flatten(), s=3,
+                  alpha=0.4)
+    right.set_xlabel("entropy minus its position's mean (bits)")
+    right.set_ylabel(f"PC{component} minus its position's mean")
+    right.set_title(f"within positions: |r| = {beyond.observed:.2f}", fontsize=10)
+    return fig
+
+
+VALUE_MANIFOLD_PANELS = (
+    ("scored, after final norm", "after"),
+    ("value positions, before final norm", "raw"),
+    ("value positions, standardised", "standardised"),
+)
+"""The protocols drawn by :func:`value_manifold_figure` (a column each) and how their points are
+taken."""
+
+
+def value_manifold_figure(manifold: ValueManifold) -> matplotlib.figure.Figure:
+    """The probe's points on their first two principal axes, coloured by the Bayes entropy: a row
+    per task (separate-layout bijection, HMM) and protocol of :data:`VALUE_MANIFOLD_PANELS`, the
+    trained model (left) beside its initialisation (right)."""
+    panels = VALUE_MANIFOLD_PANELS
+    fig, axes = plt.subplots(2 * len(panels), 2, figsize=(COLUMN_INCHES, 3.0 * 2 * len(panels)),
+                             squeeze=False)
+    shown = (("separate", "trained"), ("separate", "random init"), ("hmm", "trained"), ("hmm", "random init"))
+    for combo, (task_name, label) in enumerate(shown):
+        inputs = manifold.inputs[task_name]
+        probe = inputs.probe.batch
+        model = inputs.probe.at_step(inputs.probe.final_step if label == "trained" else 0)
+        before, after = final_streams(model, probe.tokens)
+        task_label = "HMM" if task_name == "hmm" else "bijection"
+        for column, (protocol, kind) in enumerate(panels):
+            if kind == "after":
+                points, colour = after[:, inputs.scored], probe.bayes_entropy_bits[:, inputs.scored]
+            else:
+                points, colour = before[:, inputs.values], inputs.value_entropy(probe)
+            points = points.flatten(0, 1).double()
+            if kind == "standardised":
+                points = standardize_features(points)
+            axes_of = pca(points)
+            scores = axes_of.scores[:, :2].cpu().numpy()
+            ax = axes[(combo // 2) * len(panels) + column, combo % 2]
+            image = ax.scatter(scores[:, 0], scores[:, 1], c=colour.flatten().cpu().numpy(), cmap="viridis",
+                               s=3, alpha=0.6)
+            shares = axes_of.explained_variance_ratio[:2].tolist()
+            ax.set_xlabel(f"PC1 ({100 * shares[0]:.0f}%)")
+            ax.set_ylabel(f"PC2 ({100 * shares[1]:.0f}%)")
+            ax.set_title(f"{task_label}, {label}:\n{protocol}", fontsize=10)
+        if combo % 2:  # both runs of a task drawn: one colour bar for its rows
+            task_rows = axes[(combo // 2) * len(panels) : (combo // 2 + 1) * len(panels)]
+            fig.colorbar(image, ax=task_rows.ravel().tolist(), label=f"Bayes entropy, {task_label} (bits)",
+                         shrink=0.6)
+    return fig
+
+
+def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
+    """Seed 0's constant-rate run, with the routing over the value gradient norm per layer (left)
+    and each measure's and the precision's distance to the end state over its settling threshold
+    (right; 0.1 at the threshold), against the training step."""
+    shown, settle, relative = frame.seeds[0].table, frame.seeds[0].settle, frame.seeds[0].relative
+    steps = frame.checkpoints[-1]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(COLUMN_INCHES, 5.0))
+    for column in shown.columns:
+        if column.startswith("routing / value gradient, layer "):
+            left.plot(shown.index, shown[column], "o-", ms=3,
+                      label=column.removeprefix("routing / value gradient, "))
+    left.set_xscale("symlog", linthresh=10)
+    left.set_xlim(0, steps * 1.1)
+    left.set_yscale("log")
+    left.set_xlabel("training step")
+    left.set_ylabel(r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$")
+    left.set_title("routing against value gradients", fontsize=11)
+    legend_below(left, ncol=2)
+    for index, (name, marker) in enumerate(zip((*SETTLING, "precision"), "osD^", strict=True)):
+        right.plot(shown.index, relative[:, index], f"{marker}{'--' if name == 'precision' else '-'}", ms=3,
+                   label=f"{name} (settles at step {settle[name]})")
+    right.axhline(0.1, color="0.5", lw=1, ls=":")
+    right.set_xscale("symlog", linthresh=10)
+    right.set_xlim(0, steps * 1.1)
+    right.set_xlabel("training step")
+    right.set_ylabel("distance to the end state (0.1: settled)")
+    right.set_title("what settles when (seed 0)", fontsize=11)
+    legend_below(right)
+    return fig
