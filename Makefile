@@ -42,20 +42,19 @@ browser:
 	   (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null))) || \
 	  echo "Chromium is not installed and could not be: the browser test will be skipped"
 
-# The decide profile (about an hour and a half on two CPU cores): the experiments of chapters
-# 3-5 whose claims the quick profile leaves undecided for budget, run longer and on more seeds.
-# DECIDE_CHAPTERS picks the chapters (all three by default), so that it can run chapter by
-# chapter; each chapter's results file replaces its own in results/decide only when every
-# chosen notebook succeeded. Commit them: the report judges them beside the quick build's, and
-# flags one stale once the library that makes results has changed since it ran.
+# The decide profile (about two hours on two CPU cores): the experiments of chapters 3-5 whose
+# claims the quick profile leaves undecided for budget, run longer and on more seeds, by the
+# command line (python -m attention_dynamics run). DECIDE_CHAPTERS picks the chapters (all
+# three by default); each runs alone (`make decide-em_reading`, say) and writes
+# results/decide/<chapter>.json only when it succeeded, replacing the previous one. Commit them:
+# the report judges them beside the quick build's, and flags one stale once the library that
+# makes results has changed since it ran.
 DECIDE_CHAPTERS ?= em_reading manifold_formation content_routing
-decide: $(STAMP)
-	$(BIN)/python scripts/build_book.py --profile decide --device cpu --output _build/decide \
-	  --only $(DECIDE_CHAPTERS)
-	mkdir -p results/decide
-	for name in $(DECIDE_CHAPTERS); do \
-	  cp _build/decide/results/$$name.json results/decide/$$name.json.new && \
-	  mv results/decide/$$name.json.new results/decide/$$name.json; done
+.PHONY: $(addprefix decide-,$(DECIDE_CHAPTERS))
+decide: $(addprefix decide-,$(DECIDE_CHAPTERS))
+
+$(addprefix decide-,$(DECIDE_CHAPTERS)): decide-%: $(STAMP)
+	$(BIN)/python -m attention_dynamics run $* --profile decide --device cpu --out results/decide
 
 # The papers' scale of chapters 3-5 on a GPU: executes their notebooks (profile paper) and
 # writes their results and executed notebooks into _build/paper; the HTML is not rebuilt.

@@ -130,7 +130,6 @@ show_figure("fig_entropy_calibration", figures.calibration_figure(runs, hmm))
 
 # %%
 mlps = mlp_controls(res, chosen, runs, dev, seed)
-glue_each(mlps.phrases)
 tables.mlp_table(runs, mlps)
 
 # %% [markdown]

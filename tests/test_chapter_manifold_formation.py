@@ -23,7 +23,6 @@ from attention_dynamics.chapters.manifold_formation.ablation import HeadAblation
 from attention_dynamics.chapters.manifold_formation.beyond_position import replacement_phrase
 from attention_dynamics.chapters.manifold_formation.calibration import (
     bijections,
-    calibration_phrase,
     error_steps,
     length_kl_ratio,
 )
@@ -38,7 +37,7 @@ from attention_dynamics.chapters.manifold_formation.frame import (
 from attention_dynamics.chapters.manifold_formation.keys import key_frame_phrase, position_against_inits
 from attention_dynamics.chapters.manifold_formation.probes import probe_part
 from attention_dynamics.chapters.manifold_formation.seeds import hmm_phrases, weakest_seed
-from attention_dynamics.chapters.manifold_formation.settings import CALIBRATION_TARGET, PROBE_PARTS
+from attention_dynamics.chapters.manifold_formation.settings import PROBE_PARTS
 from attention_dynamics.chapters.manifold_formation.training import key_position_mae, replicate_seed
 from attention_dynamics.chapters.manifold_formation.value_manifold import (
     PROTOCOL_KEYS,
@@ -140,18 +139,6 @@ def test_length_kl_ratio_is_the_longer_lengths_mean_over_the_training_length():
     reports = {20: SimpleNamespace(kl_bits=0.5), 30: SimpleNamespace(kl_bits=1.0),
                50: SimpleNamespace(kl_bits=2.0), 10: SimpleNamespace(kl_bits=9.0)}
     assert length_kl_ratio(reports, 20) == pytest.approx(3.0)  # mean(1, 2) / 0.5
-
-
-def test_calibration_phrase_names_the_calibrated_layouts():
-    good, bad = CALIBRATION_TARGET / 2, CALIBRATION_TARGET * 2
-    floor = {"separate": 0.01, "shared": -0.03}
-    assert "target in both layouts" in calibration_phrase({"separate": good, "shared": good}, floor)
-    assert "in neither layout" in calibration_phrase({"separate": bad, "shared": bad}, floor)
-    assert "in the shared layout but not in the separate one" in calibration_phrase(
-        {"separate": bad, "shared": good}, floor)
-    assert "the MLP sits on its" in calibration_phrase({"separate": good, "shared": good}, floor)
-    assert "does not sit" in calibration_phrase({"separate": good, "shared": good},
-                                                {"separate": 0.0, "shared": 0.2})
 
 
 def test_positions_against_the_initialisations_and_the_summary():
@@ -299,10 +286,11 @@ def test_tiny_run_records_the_committed_metric_names(tiny_run):
     assert results.metrics["frame_routing_value_gradient_ratio_fall_n_seeds"] == 2
     assert all(math.isfinite(value) for value in results.metrics.values())
     assert set(found.phrases) == {
-        "calibration_summary", "authors_key_orthogonality_trained",
+        "authors_key_orthogonality_trained",
         "authors_key_orthogonality_random_init", "separate_key_direction",
         "separate_key_signed_position", "shared_key_direction", "shared_key_signed_position",
         "key_frame_summary", "replacement_manifold_phrase", "frame_faded_phrase",
+        "frame_beyond_jitter_phrase",
         "frame_gained_phrase", "hmm_beyond_phrase", "hmm_leading_component_phrase",
         "hmm_length_ratio_phrase", "hmm_discontinuity_phrase"}
     assert not any(re.search(r"\de[-+]?\d", phrase) for phrase in found.phrases.values())

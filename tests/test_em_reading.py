@@ -12,6 +12,8 @@ import math
 import pytest
 import torch
 
+from attention_dynamics.book.results import Results
+from attention_dynamics.chapters.em_reading.extensions import record_order, settled_steps
 from attention_dynamics.measures.trajectories import settling_step
 from attention_dynamics.sticky import fresh as fr
 from attention_dynamics.sticky import model as sm
@@ -208,6 +210,31 @@ def test_smoothed_settling_takes_out_a_known_jitter():
         fr.smoothed_probe_settling(history, probe, window=12)
     with pytest.raises(ValueError, match="window"):
         fr.smoothed_probe_settling(history, probe, window=0)
+
+
+def test_settling_against_the_end_windows_mean_takes_its_jitter_as_the_floor(tmp_path):
+    """On :func:`_jittering_history` with an end window of 2 records: the end state is the
+    sharp attention and values at 1 (run 0's last two, 1.5 and 0.5, average to 1). Each record
+    measured as it is: the attention remains 1 until step 40, then 0; run 0's values remain
+    1, 3/4, 1/2, 1/4, 0, then 1/2 on every jittering record, run 1's 1, 3/4, 1/2, 1/4, 0, 0...
+    Settled within the larger of a tenth and the end window's own largest distance: the
+    attention at step 40 in both runs; run 0's values at step 20 (within the jitter, 1/2, from
+    there on), first; run 1's at step 40, as its attention (neither first)."""
+    probe = fr.make_probe(24, 3, torch.Generator().manual_seed(8), row_stride=4, dtype=F64)
+    settled = fr.end_window_settling(_jittering_history(), probe, window=2)
+    expected_attention = torch.tensor([1.0] * 4 + [0.0] * 7, dtype=F64).unsqueeze(1).expand(-1, 2)
+    approach = [1, 0.75, 0.5, 0.25, 0]
+    expected_values = torch.tensor([approach + [0.5] * 6, approach + [0.0] * 6], dtype=F64).T
+    torch.testing.assert_close(settled.attention_remaining, expected_attention, rtol=0,
+                               atol=1e-12)
+    torch.testing.assert_close(settled.value_remaining, expected_values, rtol=0, atol=1e-12)
+    attention, values = settled_steps(settled, slice(None), window=2)
+    assert attention.tolist() == [40, 40] and values.tolist() == [20, 40]
+    results = Results("order", "quick", "cpu", 0, directory=tmp_path)
+    record_order(results, "demo", (attention, values), "settle")
+    assert results.metrics["demo_attention_settle_step"] == 40
+    assert results.metrics["demo_attention_first_seeds"] == 0
+    assert results.metrics["demo_values_first_seeds"] == 1
 
 
 def test_smoothed_settling_over_one_record_is_probe_settling():

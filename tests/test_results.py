@@ -151,6 +151,26 @@ def test_loaded_library_modules_list_what_was_imported_and_flag_what_changed(tmp
     assert changed_library_modules(recorded, package) == ["models.py"]
 
 
+def test_the_runner_files_neither_count_nor_stale_a_result(tmp_path):
+    from attention_dynamics.book.results import (
+        RUNNER_FILES,
+        changed_library_modules,
+        library_fingerprint,
+    )
+
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "models.py").write_text("WIDTH = 64\n")
+    (tmp_path / "cli.py").write_text("CHOICES = 1\n")
+    (tmp_path / "chapters" / "__init__.py").write_text('CHAPTERS = ("a",)\n')
+    recorded = {"models.py": "0" * 16, "cli.py": "0" * 16, "chapters/__init__.py": "0" * 16}
+    before = library_fingerprint(tmp_path)
+    (tmp_path / "cli.py").write_text("CHOICES = 2\n")
+    (tmp_path / "chapters" / "__init__.py").write_text('CHAPTERS = ("a", "b")\n')
+    assert library_fingerprint(tmp_path) == before
+    assert changed_library_modules(recorded, tmp_path) == ["models.py"]   # the hash is made up
+    assert {"cli.py", "chapters/__init__.py"} <= RUNNER_FILES
+
+
 def test_committed_results_with_a_module_list_are_stale_only_when_a_listed_file_changed(
         tmp_path):
     import json

@@ -12,6 +12,7 @@ from attention_dynamics.measures.trajectories import (
     first_step_below,
     first_step_staying,
     first_step_where,
+    jitter_aware_settling_step,
     path_summary,
     relative_fall,
     settling_step,
@@ -177,6 +178,19 @@ def test_settling_step():
     with pytest.raises(ValueError, match="level"):
         settling_step(steps, remaining, 1.5)
 
+
+
+def test_jitter_aware_settling_step():
+    """Run 0 ends jittering at up to 0.3 of its start's distance: settled from the first record
+    within 0.3 (step 10), not at the last; run 1 ends still, so a tenth decides (step 30)."""
+    steps = torch.tensor([0, 10, 20, 30, 40])
+    remaining = torch.tensor([[1.0, 1.0], [0.3, 0.6], [0.25, 0.4], [0.3, 0.08], [0.1, 0.0]],
+                             dtype=F64)
+    in_end = torch.tensor([False, False, False, True, True])
+    assert jitter_aware_settling_step(steps, remaining, in_end).tolist() == [10, 30]
+    assert settling_step(steps, remaining, 0.1).tolist() == [40, 30]   # the jitter ignored
+    with pytest.raises(ValueError, match="in_end"):
+        jitter_aware_settling_step(steps, remaining, torch.zeros(5, dtype=torch.bool))
 
 # ---- linear response and curvature ----
 

@@ -10,6 +10,7 @@ from attention_dynamics.book.verdicts import (
     BASES,
     AtNull,
     BeatsNull,
+    BeyondTheSetting,
     Bound,
     Claim,
     ClosesGap,
@@ -623,6 +624,25 @@ def test_an_effect_carried_by_a_later_component_is_partly():
     metrics["component"] = 3
     assert decision(BeatsNull(at_most=False), 0.01, Null("shuffles", "null"), metrics,
                     carried_by=carried).verdict == "not reproduced"
+
+
+def test_an_effect_that_the_runs_setting_gives_by_itself_is_partly():
+    beyond = BeyondTheSetting("over_setting_min", "a tenfold rate lengthens paths by itself")
+    metrics = {"over_setting_min": 0.4}
+    made = decision(BeatsNull(at_most=False), 3.2, Null("ratio 1", value=1.0), metrics,
+                    carried_by=beyond)
+    assert (made.verdict, made.basis) == ("partly", "evidence for")
+    assert made.reason == ("a tenfold rate lengthens paths by itself; over that, the effect is "
+                           "0.40 on the lowest seed (1: all of it the setting's)")
+    assert "every seed" in made.would_change
+    metrics["over_setting_min"] = 1.2   # beyond the setting on every seed
+    assert decision(BeatsNull(at_most=False), 3.2, Null("ratio 1", value=1.0), metrics,
+                    carried_by=beyond).verdict == "reproduced"
+    metrics["over_setting_min"] = 0.4   # a verdict against the claim stays as it is
+    assert decision(BeatsNull(at_most=False), 0.8, Null("ratio 1", value=1.0), metrics,
+                    carried_by=beyond).verdict == "not reproduced"
+    with pytest.raises(KeyError, match="over_setting_min"):
+        beyond.reason({})
 
 
 def test_numbers_shown_beside_a_claim_do_not_decide_it():

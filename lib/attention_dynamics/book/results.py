@@ -75,19 +75,30 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 """
 
 
+RUNNER_FILES = frozenset({"__main__.py", "cli.py", "chapters/__init__.py", "chapters/progress.py"})
+"""The package's files that run chapters without making their numbers (the command line, the
+list of chapter names, the progress bars): a change to them leaves every results file current."""
+
+
+def _makes_results(relative: Path) -> bool:
+    """Whether the package file at ``relative`` path can change a result: not in the ``book``
+    subpackage, not one of :data:`RUNNER_FILES`."""
+    return relative.parts[0] != "book" and relative.as_posix() not in RUNNER_FILES
+
+
 def library_fingerprint(package: str | Path | None = None) -> str:
     """SHA-256 (hex, first 16 digits) of the library code that produces results.
 
-    Every ``.py`` file of ``package`` (default: :data:`PACKAGE_ROOT`) except the ``book`` subpackage (the
-    report's rules and the page helpers, which read results but do not make them), by relative
-    path and content. Two results files with the same fingerprint were computed by the same
-    models, tasks, training and measures.
+    Every ``.py`` file of ``package`` (default: :data:`PACKAGE_ROOT`) except the ``book``
+    subpackage (the report's rules and the page helpers, which read results but do not make
+    them) and the :data:`RUNNER_FILES`, by relative path and content. Two results files with
+    the same fingerprint were computed by the same models, tasks, training and measures.
     """
     package = Path(package or PACKAGE_ROOT)
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package)
-        if relative.parts[0] == "book":
+        if not _makes_results(relative):
             continue
         digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
@@ -101,8 +112,8 @@ def _file_hash(path: Path) -> str:
 def loaded_library_modules(package: str | Path | None = None) -> dict[str, str]:
     """The result-making library files imported so far in this process: ``{relative path:
     hash}`` for every module in ``sys.modules`` whose file lies in ``package`` (default:
-    :data:`PACKAGE_ROOT`) outside its ``book`` subpackage (the files that
-    :func:`library_fingerprint` covers)."""
+    :data:`PACKAGE_ROOT`) outside its ``book`` subpackage and the :data:`RUNNER_FILES` (the
+    files that :func:`library_fingerprint` covers)."""
     package = Path(package or PACKAGE_ROOT).resolve()
     found = {}
     for module in list(sys.modules.values()):
@@ -113,7 +124,7 @@ def loaded_library_modules(package: str | Path | None = None) -> dict[str, str]:
         if not path.is_relative_to(package):
             continue
         relative = path.relative_to(package)
-        if relative.parts[0] != "book":
+        if _makes_results(relative):
             found[relative.as_posix()] = _file_hash(path)
     return dict(sorted(found.items()))
 
@@ -121,10 +132,12 @@ def loaded_library_modules(package: str | Path | None = None) -> dict[str, str]:
 def changed_library_modules(recorded: Mapping[str, str],
                             package: str | Path | None = None) -> list[str]:
     """The files of ``recorded`` (as :func:`loaded_library_modules` gives them) that differ
-    from, or are missing in, ``package`` (default: :data:`PACKAGE_ROOT`) now."""
+    from, or are missing in, ``package`` (default: :data:`PACKAGE_ROOT`) now; the
+    :data:`RUNNER_FILES`, which older results files list, are not compared."""
     package = Path(package or PACKAGE_ROOT)
     return [relative for relative, digest in recorded.items()
-            if not (package / relative).is_file() or _file_hash(package / relative) != digest]
+            if _makes_results(Path(relative))
+            and (not (package / relative).is_file() or _file_hash(package / relative) != digest)]
 
 
 def source_commit() -> str:

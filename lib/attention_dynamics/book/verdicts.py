@@ -797,6 +797,35 @@ class LeadingComponent:
                  else f", which carries {metrics[self.share_metric]:.1%} of the variance")
         return f"the effect is carried by PC{rank:.0f}{share}, not by the leading component"
 
+    def would_decide(self) -> str:
+        """What would make the verdict reproduced."""
+        return "the effect carried by PC1"
+
+
+@dataclass(frozen=True)
+class BeyondTheSetting:
+    """A claim whose effect a setting of the run (not the mechanism the claim names) produces
+    by itself: ``metric`` holds the effect over what that setting alone gives, on the seed
+    where it is smallest (1: exactly what the setting gives). ``setting`` says in words what
+    the setting is and what it gives. A reproduced verdict is *partly* unless the effect
+    exceeds the setting's on every seed (``metric`` above 1)."""
+
+    metric: str
+    setting: str
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why a reproduced verdict is only partly, or ``None`` when every seed's effect
+        exceeds what the setting gives."""
+        value = _metric(metrics, self.metric, "the check against the run's setting")
+        if value > 1:
+            return None
+        return (f"{self.setting}; over that, the effect is {value:.2f} on the lowest seed "
+                "(1: all of it the setting's)")
+
+    def would_decide(self) -> str:
+        """What would make the verdict reproduced."""
+        return "an effect beyond what the run's setting gives, on every seed"
+
 
 @dataclass(frozen=True)
 class ShortBudget:
@@ -920,7 +949,7 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
              budget: ShortBudget | Outlasted | None = None,
              undecidable: str | None = None,
              halves: tuple[float, float] | None = None,
-             carried_by: LeadingComponent | None = None,
+             carried_by: LeadingComponent | BeyondTheSetting | None = None,
              failure: bool = False) -> Decision:
     """The :class:`Decision` on ``value`` under ``rule`` against ``null``.
 
@@ -943,7 +972,9 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
             several; a decided verdict that the two halves, each judged as a point
             (``rule.judge_point``), decide in opposite ways is inconclusive: fragile.
         carried_by: for a claim about a leading component, the check that the component that
-            carries the effect is PC1; a reproduced verdict on a later one is partly.
+            carries the effect is PC1 (:class:`LeadingComponent`); for an effect that a setting
+            of the run gives by itself, the check that it goes beyond it
+            (:class:`BeyondTheSetting`); a reproduced verdict that fails it is partly.
         failure: the claim is that a model fails (as every :class:`AtNull` claim is), so that
             a reproduced verdict, like a not reproduced one of a success claim, rests on the
             model not having learned and needs the training checks.
@@ -998,7 +1029,7 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     basis = EVIDENCE_AGAINST if verdict == NOT_REPRODUCED else EVIDENCE_FOR
     later = carried_by.reason(metrics) if carried_by is not None and verdict == REPRODUCED else None
     if later:
-        return Decision(PARTLY, later, basis, "the effect carried by PC1")
+        return Decision(PARTLY, later, basis, carried_by.would_decide())
     return Decision(verdict, "", basis, rule.would_change(verdict, value, null_value, metrics))
 
 
@@ -1089,7 +1120,8 @@ class Claim:
 
     ``failure`` marks a claim that a model fails (implied by an :class:`AtNull` rule or
     ``each_seed``), whose reproduced verdict needs the training checks. ``carried_by`` marks a
-    claim about a leading component (:class:`LeadingComponent`), and
+    claim about a leading component (:class:`LeadingComponent`) or an effect that a setting of
+    the run gives by itself (:class:`BeyondTheSetting`), and
     ``shown_with`` names other metrics, ``(label, metric)``, that the report shows beside the
     value without judging them (another variant of the same model, say).
 
@@ -1118,7 +1150,7 @@ class Claim:
     undecidable: str | None = None
     key: str | None = None
     each_seed: Bound | BeatsNull | ClosesGap | AtNull | None = None
-    carried_by: LeadingComponent | None = None
+    carried_by: LeadingComponent | BeyondTheSetting | None = None
     failure: bool = False
     shown_with: tuple[tuple[str, str], ...] = ()
     control: str | None = None

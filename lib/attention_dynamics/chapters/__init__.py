@@ -16,6 +16,5 @@ One module per chapter notebook, named after it. Each holds
 The notebooks import these modules, run them part by part, show the figures and narrate.
 """
 
-CHAPTERS = ("score_gradient", "value_update", "em_reading", "content_routing")
-"""The chapter modules so far, in the book's order (each named after its notebook); chapter 4
-still runs its experiment in its notebook."""
+CHAPTERS = ("score_gradient", "value_update", "em_reading", "manifold_formation", "content_routing")
+"""The five chapter modules, in the book's order, each named after its notebook."""

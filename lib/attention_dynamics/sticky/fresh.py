@@ -449,6 +449,33 @@ def smoothed_probe_settling(history: FreshHistory, probe: FreshProbe, window: in
         and ``attention_total``, ``value_total`` ``(R,)`` between the averaged first and last
         states (the values' relative to ``|V_0|_F``).
     """
+    return _settling_against_end(history, probe, window, average=window)
+
+
+def end_window_settling(history: FreshHistory, probe: FreshProbe, window: int) -> ProbeSettling:
+    """:func:`probe_settling` against the mean of the last ``window`` records instead of the
+    last record: each record's own (unaveraged) attention rows and value vectors on the probe,
+    their distance to that end state. The records of the end window keep a distance of the size
+    of the run's jitter, which a settling rule can take as its floor (see
+    :func:`~attention_dynamics.measures.trajectories.jitter_aware_settling_step`).
+
+    Args:
+        history: a :func:`train_fresh` history of ``R`` runs and ``K >= 2`` records.
+        probe: the probe it was measured on.
+        window: records averaged into the end state, a positive int at most ``K``.
+
+    Returns:
+        A :class:`ProbeSettling`: ``(K, R)`` remaining distances, and ``attention_total``,
+        ``value_total`` ``(R,)`` between the first record and the end state (the values'
+        relative to ``|V_0|_F``).
+    """
+    return _settling_against_end(history, probe, window, average=1)
+
+
+def _settling_against_end(history: FreshHistory, probe: FreshProbe, window: int, average: int
+                          ) -> ProbeSettling:
+    """Each record's state averaged over its last ``average`` records, against the end state
+    (the mean of the last ``window`` records); see :func:`smoothed_probe_settling`."""
     snapshots = history.param_snapshots
     if len(snapshots) < 2:
         raise ValueError("history must hold at least 2 records (train at least 1 step)")
@@ -468,7 +495,7 @@ def smoothed_probe_settling(history: FreshHistory, probe: FreshProbe, window: in
         return tuple(torch.stack(part).mean(dim=0) for part in zip(*states, strict=True))
 
     final_rows, final_values = averaged([state(p) for p in snapshots[-window:]])
-    recent = deque(maxlen=window)
+    recent = deque(maxlen=average)
     attention, values = [], []
     for params in snapshots:
         recent.append(state(params))

@@ -17,7 +17,11 @@ from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.em_reading.reproduction import Chain
 from attention_dynamics.chapters.em_reading.words import SHORT, on_seeds, order_words
 from attention_dynamics.chapters.progress import training_run
-from attention_dynamics.measures.trajectories import relative_fall, settling_step
+from attention_dynamics.measures.trajectories import (
+    jitter_aware_settling_step,
+    relative_fall,
+    settling_step,
+)
 from attention_dynamics.sticky.analysis import (
     FramePrecision,
     evaluate_snapshots,
@@ -29,6 +33,7 @@ from attention_dynamics.sticky.fresh import (
     FreshHistory,
     FreshProbe,
     ProbeSettling,
+    end_window_settling,
     make_probe,
     probe_settling,
     smoothed_probe_settling,
@@ -75,13 +80,32 @@ class Fresh:
     phrases: dict[str, str] = field(default_factory=dict)
 
 
-def record_order(results: Results, prefix: str, settling: ProbeSettling, runs: slice) -> None:
-    """Record, under ``prefix``, the mean half-way steps of the attention and of the values of
-    ``runs`` on ``settling``, and the seeds (and their share) on which either is half-way first."""
-    att, val = (settling_step(settling.steps, remaining[:, runs], 0.5)
-                for remaining in (settling.attention_remaining, settling.value_remaining))
-    results.record(f"{prefix}_attention_half_step", att.double().mean())
-    results.record(f"{prefix}_values_half_step", val.double().mean())
+def half_way_steps(settling: ProbeSettling, runs: slice) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(R,)`` each, the steps at which the attention and the values of ``runs`` are half-way
+    to their end state on ``settling``."""
+    return tuple(settling_step(settling.steps, remaining[:, runs], 0.5)
+                 for remaining in (settling.attention_remaining, settling.value_remaining))
+
+
+def settled_steps(settling: ProbeSettling, runs: slice, window: int
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(R,)`` each, the steps at which the attention and the values of ``runs`` settle on
+    ``settling`` (:func:`~attention_dynamics.sticky.fresh.end_window_settling`): from which
+    record on they stay within the larger of a tenth of their initial distance and the
+    jitter of the last ``window`` records."""
+    in_end = torch.arange(len(settling.steps)) >= len(settling.steps) - window
+    return tuple(jitter_aware_settling_step(settling.steps, remaining[:, runs], in_end)
+                 for remaining in (settling.attention_remaining, settling.value_remaining))
+
+
+def record_order(results: Results, prefix: str, steps: tuple[torch.Tensor, torch.Tensor],
+                 when: str = "half") -> None:
+    """Record, under ``prefix``, the mean steps (``when``: ``half`` for half-way, ``settle``
+    for settled) of the attention and of the values, ``steps`` ``(R,)`` each, and the seeds
+    (and their share) on which the attention's comes first."""
+    att, val = steps
+    results.record(f"{prefix}_attention_{when}_step", att.double().mean())
+    results.record(f"{prefix}_values_{when}_step", val.double().mean())
     results.record(f"{prefix}_attention_first_seeds", (att < val).sum())
     results.record(f"{prefix}_values_first_seeds", (val < att).sum())
     results.record(f"{prefix}_attention_first_share", (att < val).double().mean())
@@ -130,9 +154,14 @@ def fresh_sequences(results: Results, settings: dict, seed: int) -> Fresh:
     results.record("fresh_memoryless_gap_to_bayes", memoryless.mean() - fresh.bayes_cross_entropy)
     early = int((fresh.steps <= 0.1 * chosen["steps"]).nonzero().max())  # record at 10 %
     late = int((fresh.steps <= 0.8 * chosen["steps"]).nonzero().max())  # record at 80 %
+    # settled, as chapter 4 times it: each record against the end window's mean state, settled
+    # once within the larger of a tenth of the start's distance and the end window's jitter
+    against_end = end_window_settling(fresh, probe, window)
     for name, r in runs.items():
-        record_order(results, f"fresh_{name}", raw, r)
-        record_order(results, f"fresh_{name}_smoothed", smoothed, r)
+        record_order(results, f"fresh_{name}", half_way_steps(raw, r))
+        record_order(results, f"fresh_{name}_smoothed", half_way_steps(smoothed, r))
+        record_order(results, f"fresh_{name}_settled", settled_steps(against_end, r, window),
+                     "settle")
         for when, k in [("init", 0), ("final", -1)]:
             results.record(f"fresh_{name}_attention_uniformity_{when}",
                            fresh.attention_uniformity[k, r].mean())

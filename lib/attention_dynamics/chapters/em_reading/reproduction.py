@@ -48,6 +48,7 @@ from attention_dynamics.sticky.analysis import (
 )
 from attention_dynamics.sticky.model import HeadParams, init_params
 from attention_dynamics.sticky.training import (
+    SCHEDULES,
     TrainingHistory,
     steps_to_reach,
     sticky_chain_data,
@@ -357,6 +358,15 @@ def value_paths(results: Results, settings: dict, chain: Chain, rep: Reproductio
     length_ratio = matched_length / paths.length[sgd_runs].mean(dim=-1)
     straighter = matched_straightness - paths.straightness[sgd_runs].mean(dim=-1)
     _, ratio_low, ratio_high = results.record_spread("em_path_length_matched_ratio", length_ratio)
+    # what the schedule alone gives: each gradient step moves the values by their rate times
+    # the gradient, so at equal gradients EM-like's path up to its matching step is longer
+    # than SGD's whole path by (value rate ratio) x (its steps / SGD's steps)
+    rate_ratio = SCHEDULES["em"]["w_v"] / SCHEDULES["sgd"]["w_v"]
+    every = settings["snapshot_every"]
+    path_steps = torch.tensor([(matched_snapshots(step, every) - 1) * every
+                               for step in rep.em_steps], dtype=torch.float64)  # (S,)
+    results.record_spread("em_path_length_rate_adjusted_ratio",
+                          length_ratio / (rate_ratio * path_steps / settings["steps"]))
     straighter_mean, *_ = results.record_spread("em_minus_sgd_path_straightness_matched",
                                                 straighter)
     n_seeds = len(chain.seeds)

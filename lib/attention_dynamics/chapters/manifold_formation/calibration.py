@@ -9,13 +9,12 @@ their context, on the bijections. Each part records its metrics into a
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from attention_dynamics.book.results import Results
-from attention_dynamics.chapters.manifold_formation.settings import CALIBRATION_TARGET
 from attention_dynamics.chapters.manifold_formation.training import (
     blind_maes,
     evaluation_batches,
@@ -210,24 +209,9 @@ class MlpRun:
 
 @dataclass
 class MlpControls:
-    """The MLPs of both layouts (by layout) and the page's phrase on the calibration."""
+    """The MLPs of both layouts, by layout."""
 
     runs: dict[str, MlpRun]
-    phrases: dict[str, str] = field(default_factory=dict)
-
-
-def calibration_phrase(transformer_maes: dict[str, float], mlp_gaps: dict[str, float]) -> str:
-    """Where the transformer's mean-curve MAE (bits, by layout) meets the target
-    :data:`~attention_dynamics.chapters.manifold_formation.settings.CALIBRATION_TARGET`, and
-    whether every MLP's MAE lies within 0.05 bits of its floor (``mlp_gaps``: MAE minus floor,
-    by layout)."""
-    calibrated = [layout for layout, mae in transformer_maes.items() if mae <= CALIBRATION_TARGET]
-    uncalibrated = [layout for layout in transformer_maes if layout not in calibrated]
-    where = ("in both layouts" if not uncalibrated else "in neither layout" if not calibrated
-             else f"in the {calibrated[0]} layout but not in the {uncalibrated[0]} one")
-    on_floor = all(abs(gap) <= 0.05 for gap in mlp_gaps.values())
-    return (f"the transformer reaches the {CALIBRATION_TARGET}-bit calibration target {where}, "
-            f"and the MLP {'sits' if on_floor else 'does not sit'} on its context-free floor in both")
 
 
 def mlp_controls(results: Results, chosen: dict, runs: dict[str, BijectionRun], device: torch.device,
@@ -246,7 +230,4 @@ def mlp_controls(results: Results, chosen: dict, runs: dict[str, BijectionRun], 
         results.record(f"{layout}_mlp_bijection_entropy_mae_bits", mlps[layout].report.mae_mean_curve)
         results.record(f"{layout}_mlp_bijection_loss_fall_last_tenth", relative_fall(history.loss))
         results.record(f"{layout}_bijection_marginal_gap_bits", floor)
-    phrase = calibration_phrase({layout: run.report.mae_mean_curve for layout, run in runs.items()},
-                                {layout: mlp.report.mae_mean_curve - mlp.floor
-                                 for layout, mlp in mlps.items()})
-    return MlpControls(mlps, {"calibration_summary": phrase})
+    return MlpControls(mlps)

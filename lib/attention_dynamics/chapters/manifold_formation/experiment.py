@@ -53,7 +53,7 @@ class ManifoldFormationRun:
     @property
     def phrases(self) -> dict[str, str]:
         """Everything the page glues beside the recorded metrics, by glue name."""
-        return {**self.mlps.phrases, **self.keys.phrases, **self.replacement.phrases,
+        return {**self.keys.phrases, **self.replacement.phrases,
                 **self.frame.phrases, **self.seeds.phrases}
 
 

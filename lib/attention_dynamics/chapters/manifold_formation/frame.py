@@ -42,7 +42,7 @@ from attention_dynamics.measures.frame_precision import (
     routing_value_gradient_norms,
 )
 from attention_dynamics.measures.geometry import attention_drift, subspace_similarity
-from attention_dynamics.measures.trajectories import relative_fall, settling_step
+from attention_dynamics.measures.trajectories import jitter_aware_settling_step, relative_fall
 from attention_dynamics.models import Transformer
 from attention_dynamics.sequence_training import geometric_checkpoints
 from attention_dynamics.tasks.base import TaskBatch, sequences_of
@@ -98,7 +98,8 @@ def settle_steps(table: pd.DataFrame) -> tuple[dict[str, int], torch.Tensor]:
     in_end = torch.tensor([step in end_window(list(table.index)) for step in table.index])
     threshold = torch.maximum(0.1 * distances[0], distances[in_end].max(dim=0).values)
     relative = 0.1 * distances / threshold.clamp_min(1e-12)  # 0.1 at the threshold
-    settled = settling_step(torch.tensor(table.index.to_numpy()), relative)
+    settled = jitter_aware_settling_step(torch.tensor(table.index.to_numpy()),
+                                         distances / distances[0].clamp_min(1e-12), in_end)
     return dict(zip((*SETTLING, "precision"), settled.tolist(), strict=True)), relative
 
 
@@ -236,11 +237,11 @@ def frame_dynamics(run: FrameRun, data: FrameData) -> pd.DataFrame:
 
 
 def part_ratios(run: FrameRun, data: FrameData, step: int) -> torch.Tensor:
-    """``(PROBE_PARTS,)`` the gradient ratio (mean of layers) of checkpoint ``step`` per part of
-    the second probe batch."""
+    """``(PROBE_PARTS, n_layers)`` the gradient ratio of each layer of checkpoint ``step`` per
+    part of the second probe batch."""
     model = run.probe.at_step(step)
-    return torch.tensor([routing_value_gradient_norms(model, part.tokens, part).ratio.mean().item()
-                         for part in data.held_out_parts])
+    return torch.stack([routing_value_gradient_norms(model, part.tokens, part).ratio.double().cpu()
+                        for part in data.held_out_parts])
 
 
 def part_maes(run: FrameRun, data: FrameData, step: int) -> torch.Tensor:
@@ -258,8 +259,12 @@ class FrameSeed:
         table: the dynamics (:func:`frame_dynamics`).
         settle: the settling step of each measure and of the precision, by name.
         relative: ``(checkpoints, 4)`` the distances over their settling thresholds, times 0.1.
-        fall: the gradient ratio's end window over its peak (mean over parts; 1: constant).
+        fall: the gradient ratio's end window over its peak (mean of layers, mean over parts;
+            1: constant).
         fall_interval: its 95 % t interval over the parts.
+        beyond_jitter: per layer, the largest ratio of the end window over the ratio's peak
+            before it (mean over parts; below 1: a fall that the end's jitter does not reach).
+        beyond_jitter_high: per layer, the upper end of its 95 % t interval over the parts.
         gain: the MAE at the attention's settling step over the end window's (mean over parts;
             1: no gain).
         gain_interval: its 95 % t interval over the parts.
@@ -272,6 +277,8 @@ class FrameSeed:
     relative: torch.Tensor
     fall: float
     fall_interval: tuple[float, float]
+    beyond_jitter: list[float]
+    beyond_jitter_high: list[float]
     gain: float
     gain_interval: tuple[float, float]
     keys_mae: float
@@ -279,21 +286,31 @@ class FrameSeed:
 
 
 def frame_measures(run: FrameRun, data: FrameData) -> FrameSeed:
-    """The dynamics of one seed, its settling steps, the fall of the gradient ratio (peak chosen
-    on the probe, the fall measured on the second probe batch) and the gain in precision after
-    the attention settled (on parts of the held-out batches)."""
+    """The dynamics of one seed, its settling steps, the fall of the gradient ratio (peaks
+    chosen on the probe, the fall measured on the second probe batch: the mean of layers' end
+    window over its peak, and each layer's end-window largest over its peak before the end
+    window) and the gain in precision after the attention settled (on parts of the held-out
+    batches)."""
     table = frame_dynamics(run, data)
     settle, relative = settle_steps(table)
     end = end_window(list(table.index))
+    before_end = table.loc[[step for step in table.index if step not in end]]
+    end_parts = torch.stack([part_ratios(run, data, step) for step in end])  # (E, parts, L)
     peak = table["routing / value gradient"].idxmax()  # chosen on the probe batch
-    end_ratios = torch.stack([part_ratios(run, data, step) for step in end]).mean(0)
-    falls = end_ratios / part_ratios(run, data, peak)  # measured on the other batch
+    falls = end_parts.mean(2).mean(0) / part_ratios(run, data, peak).mean(1)  # the other batch
+    beyond = []  # per layer, (parts,): the end's largest ratio over the peak before the end
+    for layer in range(end_parts.shape[2]):
+        layer_peak = before_end[f"routing / value gradient, layer {layer}"].idxmax()
+        beyond.append(end_parts[:, :, layer].max(0).values
+                      / part_ratios(run, data, layer_peak)[:, layer])
     end_maes = torch.stack([part_maes(run, data, step) for step in end]).mean(0)
     gains = part_maes(run, data, settle["attention"]) / end_maes
     task = data.run.task
     return FrameSeed(
         table=table, settle=settle, relative=relative,
         fall=falls.mean().item(), fall_interval=t_interval(falls),
+        beyond_jitter=[b.mean().item() for b in beyond],
+        beyond_jitter_high=[t_interval(b)[1] for b in beyond],
         gain=gains.mean().item(), gain_interval=t_interval(gains),
         keys_mae=key_position_mae(score(run.probe.at_step(end[-1]), task, data.run.batches), task),
         loss_fall=relative_fall(run.probe.history.loss).item(),
@@ -334,6 +351,9 @@ def frame_and_precision(results: Results, chosen: dict, run: BijectionRun, probe
     per_seed = {
         "routing_value_gradient_ratio_fall": [f.fall for f in seeds],
         "routing_value_gradient_ratio_fall_high": [f.fall_interval[1] for f in seeds],
+        "routing_value_gradient_fall_beyond_jitter": [max(f.beyond_jitter) for f in seeds],
+        "routing_value_gradient_fall_beyond_jitter_high": [max(f.beyond_jitter_high)
+                                                           for f in seeds],
         "mae_gain_after_attention_settle": [f.gain for f in seeds],
         "mae_gain_after_attention_settle_low": [f.gain_interval[0] for f in seeds],
         "attention_settle_step": [f.settle["attention"] for f in seeds],
@@ -346,10 +366,13 @@ def frame_and_precision(results: Results, chosen: dict, run: BijectionRun, probe
     results.record("frame_attention_first_share",
                    np.mean([f.settle["attention"] < f.settle["precision"] for f in seeds]))
     n_faded = sum(high < 1 for high in per_seed["routing_value_gradient_ratio_fall_high"])
+    n_beyond = sum(high < 1 for high in per_seed["routing_value_gradient_fall_beyond_jitter_high"])
     n_gained = sum(low > 1 for low in per_seed["mae_gain_after_attention_settle_low"])
     for name, step in seeds[0].settle.items():
         results.record(f"{name.replace(' ', '_')}_settle_step", step)
     results.record("key_subspace_similarity_random", FRAME_RANK / run.config.d_head)
     n_seeds = len(seeds)
     return Frame(seeds, per_seed, checkpoints, {"frame_faded_phrase": f"{n_faded} of {n_seeds}",
+                                                "frame_beyond_jitter_phrase":
+                                                    f"{n_beyond} of {n_seeds}",
                                                 "frame_gained_phrase": f"{n_gained} of {n_seeds}"})

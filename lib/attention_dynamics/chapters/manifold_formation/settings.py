@@ -79,9 +79,6 @@ ones over the second half of the constant-rate runs, the held-out data (``eval_b
 of ``eval_batch_size`` sequences), ``probe_size`` sequences per probe batch, and ``n_seeds``
 seeds of the trained models."""
 
-CALIBRATION_TARGET = 0.05
-"""The quick profile's target for the bijections' entropy MAE (mean curve, bits)."""
-
 N_INITS = 100
 """How many independent initialisations are drawn per layout, the null distribution of each key
 statistic."""
