@@ -282,13 +282,16 @@ def test_no_page_is_wider_than_the_screen(built_book, served_book, width):
 @pytest.mark.parametrize("width", [390, 1400])
 def test_one_search_box_and_a_short_banner(served_book, width):
     """One search box (the sidebar's field on a wide screen, the header's button on a narrow
-    one), and the build banner within two lines on a phone."""
+    one, the search page's own form on that page), and the build banner within two lines on a
+    phone."""
     with _browser_page(width) as page:
-        page.goto(f"{served_book}/book/score_gradient.html", wait_until="load")
-        searches = page.locator(".search-button-field:visible, .search-button:visible, "
-                                "form.bd-search:visible")
-        assert searches.count() == 1, [searches.nth(i).evaluate("e => e.outerHTML.slice(0, 120)")
-                                       for i in range(searches.count())]
+        for relative in ("search.html", "genindex.html", "book/score_gradient.html"):
+            page.goto(f"{served_book}/{relative}", wait_until="load")
+            searches = page.locator(".search-button-field:visible, .search-button:visible, "
+                                    "form.bd-search:visible")
+            assert searches.count() == 1, (relative, [
+                searches.nth(i).evaluate("e => e.outerHTML.slice(0, 120)")
+                for i in range(searches.count())])
         lines = page.evaluate("""() => {
           const banner = document.querySelector('.bd-header-announcement__content');
           const range = document.createRange();

@@ -70,18 +70,18 @@ MARK_SCROLLING = """
   const BOXES = ".bd-article div.math mjx-container[display='true'], "
     + ".bd-article .pst-scrollable-table-container, .bd-article .scroll-box";
   const mark = (box) => {
-    const more = box.scrollWidth - box.clientWidth;
-    box.classList.toggle("fade-left", more > 1 && box.scrollLeft > 1);
-    box.classList.toggle("fade-right", more > 1 && box.scrollLeft < more - 1);
+    const more = box.scrollWidth - box.clientWidth;  // a few px are a glyph's overhang, not more
+    box.classList.toggle("fade-left", more > 3 && box.scrollLeft > 1);
+    box.classList.toggle("fade-right", more > 3 && box.scrollLeft < more - 1);
   };
   const watch = () => {
     const resized = new ResizeObserver((entries) => entries.forEach((e) => mark(e.target)));
     for (const box of document.querySelectorAll(BOXES)) {
+      mark(box);  // again after MathJax: an equation's box keeps its size as its content grows
       if (box.dataset.fadeWatched) continue;
       box.dataset.fadeWatched = "1";
       box.addEventListener("scroll", () => mark(box), {passive: true});
       resized.observe(box);
-      mark(box);
     }
   };
   window.addEventListener("load", () => {
