@@ -17,8 +17,9 @@ fewer jobs than chapters, the longest start first). The notebooks of the later p
 chapters' results and run after them, one at a time, in toc order. Only when every step
 succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
 replacing the previous build; a failure leaves the last good book in place and names the
-notebook and cell that failed. The HTML carries the library's wheel and, as each notebook's
-download, a copy that runs outside the book (``scripts/book_build/downloads.py``).
+notebook and cell that failed. The HTML carries the library's wheel, linked from every page
+(``book/_ext/library_wheel.py``), and, as each notebook's download, a copy that runs outside the
+book and installs the wheel (``scripts/book_build/downloads.py``).
 
 The steps live in the package ``scripts/book_build``; this script parses the options and runs
 them in order.
@@ -44,10 +45,10 @@ from attention_dynamics.book.results import (
 )
 from attention_dynamics.runtime import DEVICES, PROFILES
 from book_build import ROOT, BuildError
-from book_build.downloads import write_downloads
+from book_build.downloads import build_wheel, write_downloads
 from book_build.execution import execute_all
 from book_build.schedule import expected_seconds, longest_first, nice_levels
-from book_build.staging import publish, render_html, stage_sources, write_banner
+from book_build.staging import publish, render_html, ship_wheel, stage_sources, write_banner
 from book_build.tidy import figure_alt_texts
 
 
@@ -136,9 +137,11 @@ def build(argv: list[str] | None = None) -> None:
     built = {"results": results, "notebooks": src / "notebooks", "figures": src / "book" / "figures"}
     if not args.only:
         print(f"[build] banner: {write_banner(src, results, args.profile)}", flush=True)
+        wheel = build_wheel(stage / "wheel", stage)
+        ship_wheel(src, wheel)  # the render copies it into the HTML and links it from every page
         print("[build] rendering the HTML", flush=True)
         built["html"] = render_html(src, stage)
-        wheel = write_downloads(built["html"], parts, stage, args.site_url, args.repository_url)
+        wheel = write_downloads(built["html"], parts, wheel, args.site_url, args.repository_url)
         print(f"[build] runnable downloads written beside the wheel {wheel.name}", flush=True)
     publish(built, output, merge=bool(args.only))
     shutil.rmtree(stage)

@@ -1,7 +1,9 @@
 """Shared fixtures: the build runner, one full build of the book per test session (reused by the
-slow tests), and one CPU thread for the whole session."""
+slow tests; ``$BUILT_BOOK`` names one built already), and one CPU thread for the whole
+session."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,9 +36,21 @@ def _one_thread():
     torch.set_num_threads(before)
 
 
+BUILT_BOOK_VARIABLE = "BUILT_BOOK"
+"""An environment variable: the output folder of a book built already (the ``--output`` of
+``scripts/build_book.py``, holding ``html/`` and ``results/``), which the slow tests then read
+instead of building one, e.g. ``BUILT_BOOK=_build pytest tests/test_browser.py`` after
+``make book`` (minutes instead of the build's half hour)."""
+
+
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> Path:
-    """The output folder of one complete ``quick`` build (notebooks executed, HTML rendered)."""
+    """The output folder of one complete ``quick`` build (notebooks executed, HTML rendered):
+    built now, or the one ``$BUILT_BOOK`` names."""
+    if os.environ.get(BUILT_BOOK_VARIABLE):
+        given = Path(os.environ[BUILT_BOOK_VARIABLE]).resolve()
+        assert (given / "html" / "index.html").is_file(), f"${BUILT_BOOK_VARIABLE}: no book in {given}"
+        return given
     output = tmp_path_factory.mktemp("book")
     completed = _run_build("--profile", "quick", "--device", "cpu", "--output", str(output))
     assert completed.returncode == 0, completed.stdout[-5000:] + completed.stderr[-5000:]

@@ -1,28 +1,40 @@
 """What readers download: the library's wheel, and notebooks that run outside the book.
 
-The fast tests check the pieces (plain Markdown for MyST, the install cell, the wheel); the slow
-ones read the built book and run one downloaded notebook in a fresh virtual environment that
-has the library only from the wheel.
+The fast tests check the pieces (plain Markdown for MyST, the install cell, the wheel and what it
+declares); the slow ones read the built book and run one downloaded notebook in a fresh virtual
+environment where its install line put the library and its packages (the package registry must
+be reachable).
 """
 
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
-import sysconfig
+import tomllib
 import zipfile
+from importlib.metadata import distribution, packages_distributions
 from pathlib import Path
 
 import nbformat
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from attention_dynamics.book.results import book_notebooks
 from book_build import BuildError
 from book_build.downloads import (
+    KERNEL_MODULES,
+    LIBRARY,
+    NOTEBOOKS_EXTRA,
+    PIN,
     DownloadSettings,
     build_wheel,
+    imported_modules,
     install_cell_source,
+    library_modules,
     notebook_pins,
     requirement_pins,
     runnable_download,
@@ -101,10 +113,10 @@ def test_the_install_cell_pins_what_the_notebook_and_the_library_import(tmp_path
         notebook_pins("demo", "from scipy import stats", settings)
     cell = install_cell_source(pins, _settings(site_url="https://example.org/book/"))
     assert "NEEDED = ('attention_dynamics', 'torch', 'myst_nb', 'pandas')" in cell
-    assert ("    %pip install \\\n        https://example.org/book/wheel/attention_dynamics-0.1.0-"
-            "py3-none-any.whl \\\n        torch==2.13.0 \\\n") in cell
+    assert ('    %pip install \\\n        "https://example.org/book/wheel/attention_dynamics-0.1.0-'
+            'py3-none-any.whl[notebooks]" \\\n        torch==2.13.0 \\\n') in cell
     # without the book's address, the wheel is a file beside the notebook
-    assert "        attention_dynamics-0.1.0-py3-none-any.whl \\\n" in install_cell_source(
+    assert '        "attention_dynamics-0.1.0-py3-none-any.whl[notebooks]" \\\n' in install_cell_source(
         pins, settings)
 
 
@@ -140,6 +152,38 @@ def test_the_wheel_builds_offline_with_every_module_of_the_library(tmp_path):
     assert not (ROOT / "build").exists()  # built from a copy: nothing left in the repository
 
 
+def test_the_wheel_declares_what_a_downloaded_notebook_needs():
+    """The library's dependencies and its ``notebooks`` extra name a package for every module
+    that a notebook or the library imports (and a Jupyter kernel), and requirements.txt pins the
+    extra's and satisfies every one it pins: the downloaded notebook's one install line resolves,
+    at the versions the book was built with."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extra = [Requirement(text) for text in project["optional-dependencies"][NOTEBOOKS_EXTRA]]
+    declared = [Requirement(text) for text in project["dependencies"]] + extra
+    names = {canonicalize_name(requirement.name) for requirement in declared}
+    assert {"myst-nb", "ipykernel"} <= {canonicalize_name(r.name) for r in extra}
+
+    pinned = {canonicalize_name(match["name"]): match["version"]
+              for line in (ROOT / "requirements.txt").read_text().splitlines()
+              if (match := PIN.match(line.strip()))}
+    assert all(canonicalize_name(requirement.name) in pinned for requirement in extra)
+    for requirement in declared:
+        name = canonicalize_name(requirement.name)
+        assert name not in pinned or requirement.specifier.contains(pinned[name], prereleases=True), \
+            f"{requirement} in pyproject.toml, {name}=={pinned[name]} in requirements.txt"
+
+    notebooks = sorted((ROOT / "notebooks").glob("*.py"))
+    assert notebooks
+    imported = set().union(*(imported_modules(path.read_text()) for path in notebooks))
+    imported |= library_modules(ROOT / "lib" / LIBRARY)
+    distributions = packages_distributions()
+    missing = sorted(
+        module for module in imported - set(sys.stdlib_module_names) - {LIBRARY}
+        if not ({canonicalize_name(d) for d in distributions.get(module, [])} & names
+                or (module in KERNEL_MODULES and "ipykernel" in names)))
+    assert not missing, f"imported, but neither a dependency nor in [{NOTEBOOKS_EXTRA}]: {missing}"
+
+
 @pytest.mark.slow
 def test_the_book_carries_the_wheel_and_runnable_downloads(built_book):
     html = built_book / "html"
@@ -160,9 +204,9 @@ def test_the_book_carries_the_wheel_and_runnable_downloads(built_book):
         assert "Running this code" not in (html / "notebooks" / f"{name}.html").read_text()
 
 
-PROBE = ("import json, sys, attention_dynamics\n"
-         "print(json.dumps({'library': attention_dynamics.__file__, 'prefix': sys.prefix, "
-         "'path': sys.path}))")
+PROBE = ("import json, sys, attention_dynamics, myst_nb\n"
+         "print(json.dumps({'library': attention_dynamics.__file__, 'myst_nb': myst_nb.__file__, "
+         "'prefix': sys.prefix, 'path': sys.path}))")
 RUNNER = """import sys
 import nbformat
 from nbclient import NotebookClient
@@ -173,44 +217,65 @@ nbformat.write(notebook, sys.argv[3])
 """
 
 
-def _fresh_environment(folder: Path, wheel: Path) -> Path:
-    """A new virtual environment in ``folder`` with the library installed from ``wheel`` alone;
-    its other packages are this environment's, reached through a ``.pth`` file to this
-    environment's site-packages (whose own ``.pth`` files, the editable install of ``lib/``
-    among them, are not read). Returns its Python."""
+def _fresh_environment(folder: Path) -> Path:
+    """A new virtual environment in ``folder``: pip, and this environment's torch alone (the
+    one package that pip would otherwise download, at gigabytes for its GPU build), reached
+    through a ``.pth`` file to a folder that holds nothing else. Returns its Python."""
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
     python = folder / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--disable-pip-version-check", str(wheel)], check=True)
+    torch = distribution("torch")
+    installed = Path(torch.locate_file(""))
+    shared = folder / "shared_torch"
+    shared.mkdir()
+    for top in sorted({Path(str(file)).parts[0] for file in torch.files}):
+        if top != ".." and (installed / top).exists():
+            (shared / top).symlink_to(installed / top)
     site = subprocess.run([str(python), "-c", "import sysconfig; "
                            "print(sysconfig.get_paths()['purelib'])"],
                           check=True, capture_output=True, text=True).stdout.strip()
-    (Path(site) / "book_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (Path(site) / "shared_torch.pth").write_text(f"{shared}\n")
     return python
+
+
+def _install_line(install_cell: str) -> list[str]:
+    """The arguments of the ``%pip install`` line of a downloaded notebook's install cell."""
+    line = install_cell.split("%pip install", 1)[1].replace("\\\n", " ").splitlines()[0]
+    return shlex.split(line)
 
 
 @pytest.mark.slow
 def test_a_downloaded_notebook_runs_from_the_wheel_in_a_fresh_environment(built_book, tmp_path):
+    """The install cell's one line (the wheel with its notebooks extra, and the pins) installs,
+    from the package registry, all that the downloaded chapter notebook needs into an empty
+    environment (torch aside, shared from this one); the notebook then runs there."""
     html = built_book / "html"
     (wheel,) = (html / "wheel").glob("*.whl")
-    python = _fresh_environment(tmp_path / "fresh", wheel)
+    python = _fresh_environment(tmp_path / "fresh")
     notebook = nbformat.read(html / "_sources" / "notebooks" / "score_gradient.ipynb",
                              as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
     run = tmp_path / "run"  # outside the repository: no _toc.yml above it
     run.mkdir()
     (run / "score_gradient.ipynb").write_text(nbformat.writes(notebook))
+    shutil.copy2(wheel, run / wheel.name)  # a book built without its address: the wheel beside
     environment = {key: value for key, value in os.environ.items()
                    if key != "PYTHONPATH" and not key.startswith("ATTENTION_DYNAMICS_")}
+    arguments = _install_line(notebook.cells[1].source)
+    assert arguments[0] == f"{wheel.name}[notebooks]"
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
+         *arguments], cwd=run, env=environment, capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr[-5000:]
     completed = subprocess.run(
         [str(python), "-c", RUNNER, str(run / "score_gradient.ipynb"), str(run),
          str(run / "executed.ipynb")], cwd=run, env=environment, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stderr[-5000:]
     executed = nbformat.read(run / "executed.ipynb", as_version=4)
-    assert executed.cells[1].outputs == []  # the install cell found everything: no pip run
+    assert executed.cells[1].outputs == []  # the install cell found everything: no second pip
     probe = json.loads(executed.cells[-1].outputs[0]["text"])
     assert probe["prefix"] == str(tmp_path / "fresh")
     assert Path(probe["library"]).is_relative_to(tmp_path / "fresh")
+    assert Path(probe["myst_nb"]).is_relative_to(tmp_path / "fresh")  # from the extra
     assert str(ROOT / "lib") not in probe["path"]
     results = json.loads((run / "_build" / "results" / "score_gradient.json").read_text())
     assert results["metrics"]["routing_law_max_abs_error"] < 1e-10

@@ -1,9 +1,21 @@
-"""Sphinx extension: aids to reading a page, folded proofs and figures that open full size.
+"""Sphinx extension: aids to reading a page: folded proofs, figures that open full size, and
+every page fitting its screen, down to a 390 px phone.
 
 - Every proof (a ``prf:proof`` with ``:class: fold``) is folded under a "Proof" line that
   opens it, so that a page reads as its statements first.
-- Every figure image (chapter figures and notebook outputs) opens at full size on a click, in a
-  new tab, so that a multi-panel figure shown at column width can be read at its natural size.
+- Every image of the article (chapter figures, notebook outputs) opens at full size on a click
+  or a tap, in a new tab, so that a multi-panel figure shown at column width (tiny on a phone)
+  can be read at its natural size.
+- ``static/page_fit.css``: the theme's extra top bar (a second search field) is hidden, the
+  build banner is short on a phone, long identifiers (file paths, dotted names, signatures) and
+  index entries break inside their box.
+- A script wraps every table of the article that is in no scrolling box yet (the tables a
+  notebook prints with pandas; the theme wraps only the tables of the text) in a ``.scroll-box``
+  that scrolls sideways, so that a wide table scrolls inside the column instead of widening the
+  page. The indexes' tables are left alone: their entries break instead.
+- A script marks each box that scrolls sideways (a wide equation, a table) on the side that has
+  more to see (``fade-left``, ``fade-right``), as it scrolls and as the window changes; the CSS
+  fades that side out, so that a reader sees that there is more.
 """
 
 from pathlib import Path
@@ -24,9 +36,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
 ENLARGE_ON_CLICK = """
 document.addEventListener("DOMContentLoaded", () => {
-  const images = document.querySelectorAll(
-    "article figure img, article .cell_output img, article .output img");
-  for (const image of images) {
+  for (const image of document.querySelectorAll(".bd-article img:not(.toggler)")) {
     if (image.closest("a")) continue;
     const link = document.createElement("a");
     link.href = image.currentSrc || image.src;
@@ -41,6 +51,48 @@ document.addEventListener("DOMContentLoaded", () => {
 """
 
 
+WRAP_TABLES = """
+document.addEventListener("DOMContentLoaded", () => {
+  for (const table of document.querySelectorAll(".bd-article table")) {
+    if (table.closest(".pst-scrollable-table-container, .scroll-box, .indextable")
+        || table.parentElement.closest("table")) continue;
+    const box = document.createElement("div");
+    box.className = "scroll-box";
+    table.replaceWith(box);
+    box.appendChild(table);
+  }
+});
+"""
+
+
+MARK_SCROLLING = """
+(() => {
+  const BOXES = ".bd-article div.math mjx-container[display='true'], "
+    + ".bd-article .pst-scrollable-table-container, .bd-article .scroll-box";
+  const mark = (box) => {
+    const more = box.scrollWidth - box.clientWidth;  // a few px are a glyph's overhang, not more
+    box.classList.toggle("fade-left", more > 3 && box.scrollLeft > 1);
+    box.classList.toggle("fade-right", more > 3 && box.scrollLeft < more - 1);
+  };
+  const watch = () => {
+    const resized = new ResizeObserver((entries) => entries.forEach((e) => mark(e.target)));
+    for (const box of document.querySelectorAll(BOXES)) {
+      mark(box);  // again after MathJax: an equation's box keeps its size as its content grows
+      if (box.dataset.fadeWatched) continue;
+      box.dataset.fadeWatched = "1";
+      box.addEventListener("scroll", () => mark(box), {passive: true});
+      resized.observe(box);
+    }
+  };
+  window.addEventListener("load", () => {
+    watch();
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    if (typeset) typeset.then(watch);  // the equations' boxes exist once MathJax has run
+  });
+})();
+"""
+
+
 def _add_static_path(app):
     app.config.html_static_path.append(str(Path(__file__).parent / "static"))
 
@@ -48,6 +100,9 @@ def _add_static_path(app):
 def setup(app):
     app.connect("builder-inited", _add_static_path)
     app.add_css_file("reading_aids.css")
+    app.add_css_file("page_fit.css")
     app.add_js_file(None, body=FOLD_PROOFS)
     app.add_js_file(None, body=ENLARGE_ON_CLICK)
+    app.add_js_file(None, body=WRAP_TABLES)
+    app.add_js_file(None, body=MARK_SCROLLING)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,7 +3,8 @@
 - :mod:`book_build.schedule`: how the chapters share the CPUs (expected times, nice levels);
 - :mod:`book_build.execution`: converting and executing the notebooks with papermill;
 - :mod:`book_build.tidy`: what the pages show of an executed notebook (hidden settings, alt texts);
-- :mod:`book_build.staging`: the staging folder, the banner, jupyter-book, publishing;
+- :mod:`book_build.staging`: the staging folder, the banner, the wheel's link, jupyter-book,
+  publishing;
 - :mod:`book_build.downloads`: the library's wheel and the runnable notebooks readers download,
   with :mod:`book_build.plain_markdown` turning their MyST into what a plain Jupyter shows.
 """

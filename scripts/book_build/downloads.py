@@ -1,16 +1,22 @@
 """What readers download: the library's wheel, and notebooks that run outside the book.
 
-The wheel goes into the HTML as ``wheel/<file>.whl``. Each notebook's page offers its executed
-notebook for download as ``_sources/notebooks/<name>.ipynb`` (Sphinx copies it there); that copy,
-and only that one, is replaced by a runnable one (:func:`runnable_download`): it opens with a
-"Running this code" section, a markdown cell that says what running the notebook needs and a code
-cell that installs it; its markdown cells hold plain Markdown instead of MyST
-(:mod:`book_build.plain_markdown`), and the outputs that only feed the pages (glue) are gone.
-The page is rendered before this and shows none of it.
+The wheel is built before the HTML is rendered (:func:`build_wheel`); the book's Sphinx
+extension ``book/_ext/library_wheel.py`` puts it into the HTML as ``wheel/<file>.whl`` and links
+it from every page. It declares the extra ``notebooks`` (``pyproject.toml``): what a downloaded
+notebook needs beyond the library (myst-nb for its glue, a Jupyter kernel).
 
-The install cell runs ``%pip install`` only when one of the modules the notebook needs cannot be
-imported, so it downloads nothing where the library and its packages are installed already (a
-second run, a checkout of the book, the test that runs a downloaded notebook).
+Each notebook's page offers its executed notebook for download as
+``_sources/notebooks/<name>.ipynb`` (Sphinx copies it there); that copy, and only that one, is
+replaced by a runnable one (:func:`runnable_download`): it opens with a "Running this code"
+section, a markdown cell that says what running the notebook needs and a code cell that installs
+it; its markdown cells hold plain Markdown instead of MyST (:mod:`book_build.plain_markdown`),
+and the outputs that only feed the pages (glue) are gone. The page is rendered before this and
+shows none of it.
+
+The install cell is one ``%pip install`` line: the wheel with its ``notebooks`` extra, and the
+versions the book was built with of what the notebook imports. It runs only when one of the
+modules the notebook needs cannot be imported, so it downloads nothing where the library and
+its packages are installed already (a second run, a checkout of the book).
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ PACKAGE_SOURCES = ("pyproject.toml", "README.md", "lib")
 WHEEL_FOLDER = "wheel"
 """The wheel's folder in the HTML."""
 LIBRARY = "attention_dynamics"
+NOTEBOOKS_EXTRA = "notebooks"
+"""The wheel's extra with what a downloaded notebook needs (``pyproject.toml``)."""
 KERNEL_MODULES = {"IPython", "ipykernel"}
 """Modules every Jupyter kernel has, so the install cell need not install them."""
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)")
@@ -133,6 +141,11 @@ class DownloadSettings:
             return f"{self.site_url}{WHEEL_FOLDER}/{self.wheel_name}"
         return self.wheel_name
 
+    def requirement(self) -> str:
+        """The library as the install cell names it: its wheel with the notebooks' extra,
+        quoted for the shell (the brackets)."""
+        return f'"{self.wheel_location()}[{NOTEBOOKS_EXTRA}]"'
+
 
 def notebook_pins(name: str, code: str, settings: DownloadSettings) -> list[str]:
     """The pins of requirements.txt for what notebook ``name`` imports (its ``code``) or the
@@ -149,10 +162,10 @@ def notebook_pins(name: str, code: str, settings: DownloadSettings) -> list[str]
 
 
 def install_cell_source(pins: list[str], settings: DownloadSettings) -> str:
-    """The code of the install cell: ``%pip install`` of the wheel and ``pins``, only when a
-    module they provide cannot be imported."""
+    """The code of the install cell: one ``%pip install`` of the wheel with its notebooks'
+    extra and of ``pins``, only when a module they provide cannot be imported."""
     modules = [LIBRARY, *(PIN.match(pin)["name"].lower().replace("-", "_") for pin in pins)]
-    packages = " \\\n        ".join([settings.wheel_location(), *pins])
+    packages = " \\\n        ".join([settings.requirement(), *pins])
     return ("# Running this code: installs the book's library and the packages this notebook\n"
             "# imports, unless all of them can be imported already (then it downloads nothing).\n"
             "import importlib.util\n\n"
@@ -188,7 +201,8 @@ def running_this_code(name: str, parameters: dict, pins: list[str], settings: Do
         "## Running this code",
         f"This is a notebook of the book {book}, with the outputs of the book's run ({ran}). "
         "To run it yourself, run the next cell first: it installs the book's library "
-        f"`{LIBRARY}` {settings.version} from {wheel}, and the packages this notebook imports at "
+        f"`{LIBRARY}` {settings.version} from {wheel} with its `{NOTEBOOKS_EXTRA}` extra (what "
+        "a notebook needs beyond the library), and the packages this notebook imports at "
         f"the versions the book was built with ({versions}). It installs nothing when all of "
         "them can be imported already.",
     ]
@@ -246,18 +260,22 @@ def runnable_download(executed, name: str, page_html: str, settings: DownloadSet
     return notebook
 
 
-def write_downloads(html: Path, parts: list[list[str]], scratch: Path,
+def write_downloads(html: Path, parts: list[list[str]], wheel: Path,
                     site_url: str | None = None, repository_url: str | None = None) -> Path:
-    """Put the library's wheel into the rendered book ``html`` and replace each notebook's
-    download there (the executed notebook) by its runnable copy (:func:`runnable_download`);
-    return the wheel's path.
+    """Replace each notebook's download in the rendered book ``html`` (the executed notebook) by
+    its runnable copy (:func:`runnable_download`), which installs the library's ``wheel`` (built
+    by :func:`build_wheel`, put into the HTML by the render); return the wheel's path there.
 
     ``parts`` are the toc's notebooks by part (a notebook of a later part reads the results of
-    those before it); ``scratch`` is a folder for the wheel's build.
+    those before it).
     """
     import nbformat
 
-    wheel = build_wheel(html / WHEEL_FOLDER, scratch)
+    shipped = html / WHEEL_FOLDER / wheel.name
+    if not shipped.is_file():
+        raise BuildError(f"the HTML lacks the library's wheel {shipped}: was it rendered with "
+                         "book/_ext/library_wheel.py and library_wheel set?")
+    wheel = shipped
     settings = DownloadSettings(
         wheel_name=wheel.name, version=wheel.name.split("-")[1],
         pins=requirement_pins(ROOT / "requirements.txt"),

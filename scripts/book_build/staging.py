@@ -1,4 +1,5 @@
-"""The staging folder: the book's sources copied in, the banner, jupyter-book, publishing."""
+"""The staging folder: the book's sources copied in, the banner, the wheel's link, jupyter-book,
+publishing."""
 
 from __future__ import annotations
 
@@ -38,11 +39,11 @@ def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
             shutil.copy2(origin, src / name)
     (src / "notebooks").mkdir()
     if repository_url:
-        config_path = src / "_config.yml"
-        config = yaml.safe_load(config_path.read_text())
-        config["repository"] = {"url": repository_url, "path_to_book": "", "branch": "main"}
-        config.setdefault("html", {})["use_repository_button"] = True
-        config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+        def add_repository(config: dict) -> None:
+            config["repository"] = {"url": repository_url, "path_to_book": "", "branch": "main"}
+            config.setdefault("html", {})["use_repository_button"] = True
+
+        _update_config(src, add_repository)
     return src
 
 
@@ -65,19 +66,33 @@ def commit_label() -> str:
 def write_banner(src: Path, results: Path, profile: str) -> str:
     """Put a banner on every page (the theme's announcement): profile, device, commit, date.
 
-    The device is the one the executed notebooks report in their results files. Returns the text.
+    The device is the one the executed notebooks report in their results files. The profile's
+    explanation is a ``banner-detail`` span, which a phone hides (``book/_ext/static/
+    page_fit.css``) so that the banner stays within two lines. Returns the banner's HTML.
     """
     devices = sorted({json.loads(path.read_text()).get("device", "?")
                       for path in results.glob("*.json")}) or ["?"]
-    scale = (" (small models trained for minutes on CPUs; see each chapter for what it can decide)"
-             if profile == "quick" else "")
+    scale = (' <span class="banner-detail">(small models trained for minutes on CPUs; see each '
+             "chapter for what it can decide)</span>" if profile == "quick" else "")
     text = (f"Built {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from "
             f"{commit_label()} · profile {profile}{scale} · device {', '.join(devices)}")
+    _update_config(src, lambda config: config.setdefault("html", {}).update(announcement=text))
+    return text
+
+
+def ship_wheel(src: Path, wheel: Path) -> None:
+    """Have the rendered book carry the library's ``wheel`` and link it from every page
+    (``book/_ext/library_wheel.py`` reads the path from the staged ``_config.yml``)."""
+    _update_config(src, lambda config: config.setdefault("sphinx", {}).setdefault(
+        "config", {}).update(library_wheel=str(wheel.resolve())))
+
+
+def _update_config(src: Path, change) -> None:
+    """Apply ``change`` (a function that edits a dict in place) to the staged ``_config.yml``."""
     config_path = src / "_config.yml"
     config = yaml.safe_load(config_path.read_text())
-    config.setdefault("html", {})["announcement"] = text
+    change(config)
     config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-    return text
 
 
 def render_html(src: Path, stage: Path) -> Path:
