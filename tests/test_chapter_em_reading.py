@@ -65,8 +65,8 @@ def test_seed_counts_in_words():
     assert words.on_seeds(0, 5, bracket=False) == "on no seed, one-sided 95 % bounds 0.00-0.45"
     assert words.on_seeds(3, 5).startswith("on 3 of 5 seeds (one-sided 95 % bounds ")
     assert words.on_seeds(3, 5).endswith(", too few to decide)")
-    assert words.order_words(5, 5).startswith("the attention is half-way")
-    assert words.order_words(0, 5) == "the attention is not half-way first"
+    assert words.order_words(5, 5) == "the attention settles before the values"
+    assert words.order_words(0, 5) == "the attention does not settle first"
     assert words.order_words(3, 5) == "no clear order shows"
 
 
@@ -160,8 +160,8 @@ def test_a_tiny_runs_parts_phrases_and_tables(tiny):
     assert run.reproduction.loss.shape[1] == 6 and run.heldout.loss.shape == (16, 6)
     assert run.paths.coords.shape == (16, 2, 8, 2)
     assert set(run.phrases) == {
-        "em_quality_phrase", "longer_phrase", "coherent_phrase", "coherence_conclusion",
-        "em_attention_moves", "fresh_order_phrase", "fresh_order_conclusion",
+        "em_quality_phrase", "longer_phrase", "rate_phrase", "coherent_phrase",
+        "coherence_conclusion", "em_attention_moves", "fresh_order_phrase", "fresh_order_conclusion",
         "value_step_q_phrase", "schedule_table", "closest_schedule", "exact_heldout_relation",
         "exact_heldout_lesson", "deep_variant_table"}
     assert run.phrases["closest_schedule"] in ("SGD", "EM-like", "values solved")

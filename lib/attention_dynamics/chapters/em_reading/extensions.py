@@ -185,17 +185,18 @@ def fresh_sequences(results: Results, settings: dict, seed: int) -> Fresh:
 
 def fresh_phrases(results: Results, n_seeds: int, names: list[str]) -> dict[str, str]:
     """The page's phrases on the order of settling on fresh sequences, from the recorded counts
-    of attention-first seeds: each schedule's share against one half, as the report judges it."""
+    of attention-first seeds: each schedule's share of seeds whose attention settles first,
+    against one half, as the report judges it, and beside it who is half-way first."""
     window_steps = int(results.metrics["fresh_settling_window_steps"])
-    first, raw_first = ({name: int(results.metrics[f"fresh_{name}{kind}_attention_first_seeds"])
-                         for name in names} for kind in ("_smoothed", ""))
-    order = (f"on trajectories averaged over {window_steps} steps the attention is half-way "
-             f"first {on_seeds(first['em'], n_seeds)} under EM-like and "
-             f"{on_seeds(first['sgd'], n_seeds)} under SGD (unaveraged, on {raw_first['em']} "
-             f"and {raw_first['sgd']} of {n_seeds})")
-    conclusion = f"on trajectories averaged over {window_steps} steps " + ", and ".join(
-        f"under {SHORT[name]} {order_words(first[name], n_seeds)} (the attention "
-        f"first {on_seeds(first[name], n_seeds, bracket=False)})" for name in ("em", "sgd"))
+    settled, smoothed, raw = ({name: int(results.metrics[f"fresh_{name}{kind}_attention_first_seeds"])
+                               for name in names} for kind in ("_settled", "_smoothed", ""))
+    order = (f"the attention settles first {on_seeds(settled['em'], n_seeds)} under EM-like and "
+             f"{on_seeds(settled['sgd'], n_seeds)} under SGD (it is half-way first on "
+             f"{smoothed['em']} and {smoothed['sgd']} of {n_seeds} seeds on trajectories "
+             f"averaged over {window_steps} steps, on {raw['em']} and {raw['sgd']} unaveraged)")
+    conclusion = ", and ".join(
+        f"under {SHORT[name]} {order_words(settled[name], n_seeds)} (the attention "
+        f"first {on_seeds(settled[name], n_seeds, bracket=False)})" for name in ("em", "sgd"))
     return {"fresh_order_phrase": order, "fresh_order_conclusion": conclusion}
 
 

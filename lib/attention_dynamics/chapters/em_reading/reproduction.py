@@ -365,8 +365,9 @@ def value_paths(results: Results, settings: dict, chain: Chain, rep: Reproductio
     every = settings["snapshot_every"]
     path_steps = torch.tensor([(matched_snapshots(step, every) - 1) * every
                                for step in rep.em_steps], dtype=torch.float64)  # (S,)
-    results.record_spread("em_path_length_rate_adjusted_ratio",
-                          length_ratio / (rate_ratio * path_steps / settings["steps"]))
+    beyond_rate = length_ratio / (rate_ratio * path_steps / settings["steps"])
+    rate_mean, rate_low, rate_high = results.record_spread("em_path_length_rate_adjusted_ratio",
+                                                           beyond_rate)
     straighter_mean, *_ = results.record_spread("em_minus_sgd_path_straightness_matched",
                                                 straighter)
     n_seeds = len(chain.seeds)
@@ -375,6 +376,9 @@ def value_paths(results: Results, settings: dict, chain: Chain, rep: Reproductio
     phrases = {
         "longer_phrase": f"longer than SGD's whole paths {longer_words}, EM-like / SGD from "
                          f"{ratio_low:.2f} to {ratio_high:.2f}",
+        "rate_phrase": f"{rate_mean:.2f} times what the rate and the steps alone give (from "
+                       f"{rate_low:.2f} to {rate_high:.2f}), longer than that "
+                       f"{on_seeds(int((beyond_rate > 1).sum()), n_seeds)}",
         "coherent_phrase": f"at equal loss the EM-like paths are straighter than SGD's "
                            f"{straighter_words}, by {straighter_mean:.3f} on average",
         "coherence_conclusion": f"at equal loss straighter than SGD's {straighter_words}, by "

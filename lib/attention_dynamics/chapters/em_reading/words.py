@@ -29,7 +29,7 @@ def order_words(k: int, n: int) -> str:
     reads them (the one-sided 95 % bounds of the share against one half)."""
     low, high = clopper_pearson(k, n, DIRECTIONAL_LEVEL)
     if low > 0.5:
-        return "the attention is half-way to its final state before the values"
+        return "the attention settles before the values"
     if high < 0.5:
-        return "the attention is not half-way first"
+        return "the attention does not settle first"
     return "no clear order shows"
