@@ -14,8 +14,10 @@ from attention_dynamics.book.formatting import format_number  # noqa: E402
 from attention_dynamics.book.notebook import setup_notebook  # noqa: E402
 from attention_dynamics.book.plotting import (  # noqa: E402
     COLUMN_INCHES,
+    legend_outside,
     panel_grid,
     plot_seed_band,
+    use_book_style,
 )
 from attention_dynamics.book.results import Results  # noqa: E402
 
@@ -100,6 +102,30 @@ def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
         panel_grid(0)
     with pytest.raises(ValueError, match="columns"):
         panel_grid(2, columns=0)
+
+
+def test_legends_outside_stand_off_the_data_at_nine_points_or_more_as_shown():
+    use_book_style()
+    fig, (below, above) = panel_grid(2)
+    for ax in (below, above):
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.set_xlabel("step")
+    legend_outside(below)
+    legend_outside(above, "above", ncol=2)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax, outside in ((below, lambda box, axes: box.y1 <= axes.y0),
+                        (above, lambda box, axes: box.y0 >= axes.y1)):
+        legend = ax.get_legend()
+        assert outside(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+        # a figure COLUMN_INCHES wide is shown about 770 px wide in the text column: its
+        # text, in px there, is at least 9 pt's 12 CSS px
+        shown_px = legend.get_texts()[0].get_fontsize() / 72 * 770 / COLUMN_INCHES
+        assert shown_px >= 12
+    assert above.get_legend()._ncols == 2
+    with pytest.raises(ValueError, match="where"):
+        legend_outside(below, "inside")
+    plt.close(fig)
 
 
 def test_glue_as_text_glues_each_metric_written_for_a_reader(monkeypatch, tmp_path):

@@ -50,6 +50,24 @@ COLUMN_INCHES = 9.0
 so that tick labels stay at 9 pt or more where they are shown."""
 
 
+LEGEND_POINTS = 11
+"""The legends' font size (pt): at :data:`COLUMN_INCHES` shown in the text column, 9 pt or
+more on a desktop screen."""
+
+
+def legend_outside(ax: matplotlib.axes.Axes, where: str = "below", ncol: int = 1,
+                   **legend_kw) -> None:
+    """``ax``'s legend outside the panel, off the data, without a frame, at
+    :data:`LEGEND_POINTS`: ``where`` is ``"below"`` (under the horizontal axis label) or
+    ``"above"`` (over the panel, from its left edge); ``ncol`` columns; ``legend_kw`` go to
+    ``Axes.legend`` (``handles``, ...)."""
+    places = {"below": {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2)},
+              "above": {"loc": "lower left", "bbox_to_anchor": (0, 1.0), "borderaxespad": 0.2}}
+    if where not in places:
+        raise ValueError(f"where must be one of {', '.join(places)}; got {where!r}")
+    ax.legend(**places[where], ncol=ncol, frameon=False, fontsize=LEGEND_POINTS, **legend_kw)
+
+
 def panel_grid(n_panels: int, columns: int = 2, panel_size: tuple[float, float] = (4.4, 3.3),
                **subplot_kw) -> tuple[matplotlib.figure.Figure, np.ndarray]:
     """A figure of ``n_panels`` panels, ``columns`` to a row, sized for the text column.

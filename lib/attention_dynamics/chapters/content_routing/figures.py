@@ -1,15 +1,14 @@
 """Chapter 5's figures, each drawn from the parts' results (a matplotlib figure out). Legends
-stand above their panels, off the data, at 9 pt."""
+stand above their panels, off the data, at the style's legend size."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from attention_dynamics.book.plotting import COLUMN_INCHES, panel_grid
+from attention_dynamics.book.plotting import COLUMN_INCHES, legend_outside, panel_grid
 from attention_dynamics.chapters.content_routing.hmm_reading import EntropyTracking
 from attention_dynamics.chapters.content_routing.manifolds import Manifolds
 from attention_dynamics.chapters.content_routing.probes import (
@@ -29,16 +28,6 @@ from attention_dynamics.tasks.bijection import mean_entropy_gap_of_marginal
 PALETTE = dict(zip(ARCHITECTURES, sns.color_palette("colorblind", len(ARCHITECTURES)),
                    strict=True))
 """Each architecture's colour."""
-
-LEGEND_POINTS = 9
-"""The legends' font size (pt)."""
-
-
-def _legend_above(ax: Axes, ncols: int = 1) -> None:
-    """The panel's legend above it, off the data."""
-    ax.legend(frameon=False, fontsize=LEGEND_POINTS, loc="lower left", bbox_to_anchor=(0, 1.0),
-              ncols=ncols, borderaxespad=0.2)
-
 
 def _run_score(run, task: str) -> float:
     """A run's score on ``task``: recall accuracy, the per-sample MAE on HMM filtering, the
@@ -74,7 +63,7 @@ def scores_figure(training: Training, tasks: dict[str, Task], scores: Scores) ->
                      else mean_entropy_gap_of_marginal(tasks["bijection"].n_symbols))
             ax.axhline(floor, color="0.4", ls="--", lw=1,
                        label="uniform over states" if name == "hmm" else "context-free marginal")
-        _legend_above(ax)
+        legend_outside(ax, "above")
     return fig
 
 
@@ -141,7 +130,7 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
         ax.set_xlabel("training step (one line per seed)")
         ax.set_ylabel(label)
         ax.axhline(1 / probe.task.n_pairs, color="0.4", ls="--", lw=1)
-        _legend_above(ax, ncols=len(PROBED))
+        legend_outside(ax, "above", ncol=len(PROBED))
     width = 0.38
     for k, (arch, mass) in enumerate(offsets.profiles.items()):
         axes[3].bar(np.array(offsets.offsets) + (k - 0.5) * width, mass.cpu().numpy(),
@@ -149,7 +138,7 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
     axes[3].set_xticks(offsets.offsets)
     axes[3].set_xlabel("position relative to the queried key")
     axes[3].set_ylabel("share of the query row's mass (end)")
-    _legend_above(axes[3], ncols=len(offsets.profiles))
+    legend_outside(axes[3], "above", ncol=len(offsets.profiles))
     return fig
 
 

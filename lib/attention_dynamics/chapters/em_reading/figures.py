@@ -7,7 +7,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-from attention_dynamics.book.plotting import COLUMN_INCHES, panel_grid, plot_seed_band
+from attention_dynamics.book.plotting import (
+    COLUMN_INCHES,
+    LEGEND_POINTS,
+    legend_outside,
+    panel_grid,
+    plot_seed_band,
+)
 from attention_dynamics.chapters.em_reading.extensions import Adam, Fresh, LongHorizon, Sweep
 from attention_dynamics.chapters.em_reading.reproduction import (
     Chain,
@@ -65,7 +71,8 @@ def loss_curves_figure(chain: Chain, rep: Reproduction, held: Heldout) -> matplo
     axes[0].plot(rep.em_steps, rep.loss[-1, rep.runs["sgd"]].numpy(), "v", color="C0", ms=6,
                  label="EM-like reaches its seed's SGD final loss")
     axes[0].set_ylabel("cross-entropy (nats)")
-    axes[0].legend(frameon=False, fontsize=8)
+    for ax in axes:  # the bands' colours and the references, under each panel
+        legend_outside(ax)
     return fig
 
 
@@ -85,7 +92,8 @@ def value_paths_figure(paths: ValuePaths) -> matplotlib.figure.Figure:
     axes[0].set_ylabel("PC2")
     handles = [plt.Line2D([], [], color=palette[s], lw=2, label=f"symbol {s}")
                for s in range(N_SYMBOLS)]
-    fig.legend(handles=handles, loc="outside lower center", ncol=8, frameon=False, fontsize=8)
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False,
+               fontsize=LEGEND_POINTS)
     return fig
 
 
@@ -140,7 +148,7 @@ def sweep_figure(sweep: Sweep) -> matplotlib.figure.Figure:
                     label="first-order stability edge of $W_V$")
     axes[0].set_xlabel("multiplier $m$")
     axes[0].set_ylabel("speed-up to SGD's final training loss")
-    axes[0].legend(frameon=False, fontsize=8)
+    legend_outside(axes[0])
     axes[1].semilogx(ms, value_rows["final training loss"], "o-", color="C0", label="training")
     axes[1].semilogx(ms, value_rows["final held-out loss"], "s--", color="C3", label="held-out")
     axes[1].axhline(sweep.bayes_heldout_loss, color="0.2", ls="--", lw=1,
@@ -148,7 +156,7 @@ def sweep_figure(sweep: Sweep) -> matplotlib.figure.Figure:
     axes[1].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15)
     axes[1].set_xlabel("value multiplier $m$")
     axes[1].set_ylabel("final loss (nats)")
-    axes[1].legend(frameon=False, fontsize=8)
+    legend_outside(axes[1])
     return fig
 
 
@@ -180,7 +188,7 @@ def frame_precision_figure(rep: Reproduction, settled: Settling, long: LongHoriz
     axes[2].set_xlabel(f"equivalent step at lr 0.01 (long horizon, T = {sweep.sequence_length})")
     axes[2].set_ylabel("distance to final / distance at start")
     for ax in axes:
-        ax.legend(frameon=False, fontsize=7)
+        legend_outside(ax)
     return fig
 
 
@@ -198,5 +206,5 @@ def adam_figure(adam: Adam) -> matplotlib.figure.Figure:
     ax.set_yscale("log")
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats)")
-    ax.legend(frameon=False, fontsize=8)
+    legend_outside(ax, ncol=2)
     return fig

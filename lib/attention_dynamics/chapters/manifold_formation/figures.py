@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from attention_dynamics.book.plotting import COLUMN_INCHES, panel_grid
+from attention_dynamics.book.plotting import COLUMN_INCHES, legend_outside, panel_grid
 from attention_dynamics.chapters.manifold_formation.alignment import Alignment
 from attention_dynamics.chapters.manifold_formation.beyond_position import BeyondPosition
 from attention_dynamics.chapters.manifold_formation.calibration import BijectionRun, HmmRun
@@ -21,11 +21,6 @@ from attention_dynamics.chapters.manifold_formation.value_manifold import Protoc
 from attention_dynamics.measures.geometry import cosine_matrix, key_orthogonality, pca, standardize_features
 from attention_dynamics.measures.metrics import entropy_bits
 from attention_dynamics.measures.representations import final_streams
-
-
-def legend_below(ax: matplotlib.axes.Axes, ncol: int = 1) -> None:
-    """``ax``'s legend under its horizontal axis label, without a frame, in ``ncol`` columns."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol, frameon=False)
 
 
 def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib.figure.Figure:
@@ -42,7 +37,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
                  label=r"Bayes $\log_2(V-k+1)$")
     axes[0].set_xlabel("key index $k$")
     axes[0].set_ylabel("predictive entropy (bits)")
-    legend_below(axes[0], ncol=2)
+    legend_outside(axes[0], ncol=2)
     task, batch = hmm.task, hmm.batches[hmm.train_length][0]
     with torch.no_grad():
         model_h = entropy_bits(hmm.model(batch.tokens), task.answer_tokens.to(batch.tokens.device))
@@ -58,7 +53,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
     axes[2].axvline(hmm.train_length, color="0.4", lw=1, ls=":")
     axes[2].set_xlabel("observation $t$")
     axes[2].set_ylabel(r"mean $|H_{model} - H_{Bayes}|$ (bits)")
-    legend_below(axes[2], ncol=len(hmm.reports))
+    legend_outside(axes[2], ncol=len(hmm.reports))
     return fig
 
 
@@ -194,7 +189,7 @@ def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
     left.set_xlabel("training step")
     left.set_ylabel(r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$")
     left.set_title("routing against value gradients", fontsize=11)
-    legend_below(left, ncol=2)
+    legend_outside(left, ncol=2)
     for index, (name, marker) in enumerate(zip((*SETTLING, "precision"), "osD^", strict=True)):
         right.plot(shown.index, relative[:, index], f"{marker}{'--' if name == 'precision' else '-'}", ms=3,
                    label=f"{name} (settles at step {settle[name]})")
@@ -204,5 +199,5 @@ def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
     right.set_xlabel("training step")
     right.set_ylabel("distance to the end state (0.1: settled)")
     right.set_title("what settles when (seed 0)", fontsize=11)
-    legend_below(right)
+    legend_outside(right)
     return fig

@@ -10,7 +10,7 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from attention_dynamics.book.formatting import format_number
-from attention_dynamics.book.plotting import panel_grid, plot_seed_band
+from attention_dynamics.book.plotting import legend_outside, panel_grid, plot_seed_band
 from attention_dynamics.chapters.value_update.controls import (
     EM_MEASURES,
     CapacityControls,
@@ -131,7 +131,7 @@ def specialization_figure(conditions: Conditions, uniform: UniformStart) -> Figu
                            ls=ls, lw=1.8)
         ax.set_xlabel("step")
         ax.set_ylabel(ylabel)
-    axes[0].legend(frameon=False, fontsize=8)
+    legend_outside(axes[0])
     return fig
 
 
@@ -149,7 +149,7 @@ def feedback_figure(first_order: FirstOrderCheck, alignment: FeedbackAlignment,
                        label=f"feedback only, {label}")
     axes[0].set_xlabel(r"value step size $\eta$")
     axes[0].set_ylabel(r"relative error of predicted $\Delta A$")
-    axes[0].legend(frameon=False, fontsize=8)
+    legend_outside(axes[0])
     for (name, series), colour in zip(alignment.alignment.items(), ["C0", "C1", "0.2"],
                                       strict=True):
         plot_seed_band(axes[1], step_axis, series, colour, label=name, lw=1.8)
@@ -158,7 +158,7 @@ def feedback_figure(first_order: FirstOrderCheck, alignment: FeedbackAlignment,
     axes[1].set_xlim(0, step_axis[-1])
     axes[1].set_xlabel("step (coupled runs)")
     axes[1].set_ylabel(r"cosine of $\alpha\odot\Delta A$ part with $G$")
-    axes[1].legend(frameon=False, fontsize=9)
+    legend_outside(axes[1])
     return fig
 
 
@@ -190,18 +190,18 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
         ax.set_xlabel(f"step (sequential runs switch at {switch})")
         ax.set_ylabel("prototype specialization")
         ax.set_title(title, fontsize=10)
-    axes[0].legend(frameon=False, fontsize=8)
+    legend_outside(axes[0])
     # routing frozen drawn wide, under the values-frozen spread that it equals
     for name, width in (("frozen_routing", 4), ("frozen_values", 1.8), ("coupled", 1.8)):
         for series, ls in ((symmetric.spread, "-"), (symmetric.tilt, "--")):
             axes[2].semilogy(step_axis, series[:, :, idx[name]].mean(dim=1), color=COLOURS[name],
                              ls=ls, lw=width if ls == "-" else 1.8)
-    axes[2].legend(
+    legend_outside(
+        axes[2],
         handles=[plt.Line2D([], [], color=COLOURS[name], lw=2, label=LABELS[name])
                  for name in ("coupled", "frozen_routing", "frozen_values")]
         + [plt.Line2D([], [], color="0.3", label="value spread"),
-           plt.Line2D([], [], color="0.3", ls="--", label="attention tilt")],
-        frameon=False, fontsize=8)
+           plt.Line2D([], [], color="0.3", ls="--", label="attention tilt")])
     axes[2].set_xlabel("step")
     axes[2].set_ylabel("departure from the symmetric state")
     axes[2].set_title(f"symmetric start, ε = {epsilon}", fontsize=10)
