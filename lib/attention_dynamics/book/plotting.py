@@ -51,8 +51,8 @@ so that tick labels stay at 9 pt or more where they are shown."""
 
 
 LEGEND_POINTS = 11
-"""The legends' font size (pt): at :data:`COLUMN_INCHES` shown in the text column, 9 pt or
-more on a desktop screen."""
+"""The legends' font size in points, which shows as 9 pt or more on a desktop screen when a
+figure :data:`COLUMN_INCHES` wide is shown in the text column."""
 
 
 def legend_outside(ax: matplotlib.axes.Axes, where: str = "below", ncol: int = 1,
