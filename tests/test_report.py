@@ -142,6 +142,11 @@ def test_the_headline_phrases_name_the_verdict_its_profile_and_the_seed_count():
     results["em_reading"]["metrics"] |= {"faster_share": 0.5, "n_seeds": 4}
     phrases = report.headline_phrases(report.build_ledger([EXACT, LOWER, share], results,
                                                           decided))
-    assert phrases == {"verdict_identity_exact": "reproduced (quick profile)",
-                       "verdict_em_lower": "reproduced (decide profile)",
-                       "verdict_em_faster_share": "inconclusive (decide profile, 6 of 8 seeds)"}
+    verdicts = {name: phrase for name, phrase in phrases.items() if "_why_" not in name}
+    assert verdicts == {"verdict_identity_exact": "reproduced (quick profile)",
+                        "verdict_em_lower": "reproduced (decide profile)",
+                        "verdict_em_faster_share": "inconclusive (decide profile, 6 of 8 seeds)"}
+    # with the reason where the verdict has one
+    assert phrases["verdict_why_identity_exact"] == "reproduced (quick profile)"
+    why = phrases["verdict_why_em_faster_share"]
+    assert why.startswith("inconclusive (decide profile, 6 of 8 seeds): ") and len(why) > 50

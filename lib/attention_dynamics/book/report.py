@@ -155,7 +155,9 @@ def record_ledger(results: Results, ledger: Ledger) -> None:
 def headline_phrases(ledger: Ledger) -> dict[str, str]:
     """Each claim's headline verdict in words, for the chapter pages to cite: ``{"verdict_<key
     with underscores>": "reproduced (decide profile, 22 of 24 seeds)"}``, the parenthesis
-    naming the profile whose results decide it and, for a share of seeds, the count."""
+    naming the profile whose results decide it and, for a share of seeds, the count; and, as
+    ``verdict_why_<key with underscores>``, the same followed by the reason where the verdict
+    has one (an inconclusive or partly verdict)."""
     phrases = {}
     for claim, (_, row) in zip(ledger.claims, ledger.headline.iterrows(), strict=True):
         detail = f"{row['profile']} profile"
@@ -164,7 +166,10 @@ def headline_phrases(ledger: Ledger) -> dict[str, str]:
                 claim.notebook]["metrics"]
             shown, n_seeds = claim.rule.counts(row["ours"], metrics)
             detail += f", {shown:,} of {n_seeds:,} seeds"
-        phrases[f"verdict_{claim.key.replace('-', '_')}"] = f"{row['verdict']} ({detail})"
+        name = claim.key.replace("-", "_")
+        phrases[f"verdict_{name}"] = f"{row['verdict']} ({detail})"
+        phrases[f"verdict_why_{name}"] = phrases[f"verdict_{name}"] + (
+            f": {row['reason']}" if row["reason"] else "")
     return phrases
 
 
