@@ -101,11 +101,16 @@ def settled_steps(settling: ProbeSettling, runs: slice, window: int
 def record_order(results: Results, prefix: str, steps: tuple[torch.Tensor, torch.Tensor],
                  when: str = "half") -> None:
     """Record, under ``prefix``, the mean steps (``when``: ``half`` for half-way, ``settle``
-    for settled) of the attention and of the values, ``steps`` ``(R,)`` each, and the seeds
-    (and their share) on which the attention's comes first."""
+    for settled, whose extremes and per-seed values are recorded too) of the attention and of
+    the values, ``steps`` ``(R,)`` each, and the seeds (and their share) on which the
+    attention's comes first."""
     att, val = steps
-    results.record(f"{prefix}_attention_{when}_step", att.double().mean())
-    results.record(f"{prefix}_values_{when}_step", val.double().mean())
+    for part, values in (("attention", att), ("values", val)):
+        name = f"{prefix}_{part}_{when}_step"
+        if when == "settle":
+            results.record_spread(name, values.double())
+        else:
+            results.record(name, values.double().mean())
     results.record(f"{prefix}_attention_first_seeds", (att < val).sum())
     results.record(f"{prefix}_values_first_seeds", (val < att).sum())
     results.record(f"{prefix}_attention_first_share", (att < val).double().mean())
