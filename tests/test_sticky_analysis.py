@@ -8,11 +8,11 @@ import torch
 import torch.nn.functional as F
 
 from attention_dynamics.measures.geometry import class_means
+from attention_dynamics.measures.settling import jitter_aware_settling_step
 from attention_dynamics.measures.trajectories import (
     first_step_below,
     first_step_staying,
     first_step_where,
-    jitter_aware_settling_step,
     path_summary,
     relative_fall,
     settling_step,

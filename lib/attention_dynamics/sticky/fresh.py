@@ -457,7 +457,7 @@ def end_window_settling(history: FreshHistory, probe: FreshProbe, window: int) -
     last record: each record's own (unaveraged) attention rows and value vectors on the probe,
     their distance to that end state. The records of the end window keep a distance of the size
     of the run's jitter, which a settling rule can take as its floor (see
-    :func:`~attention_dynamics.measures.trajectories.jitter_aware_settling_step`).
+    :func:`~attention_dynamics.measures.settling.jitter_aware_settling_step`).
 
     Args:
         history: a :func:`train_fresh` history of ``R`` runs and ``K >= 2`` records.

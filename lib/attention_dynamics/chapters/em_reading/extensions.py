@@ -17,11 +17,8 @@ from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.em_reading.reproduction import Chain
 from attention_dynamics.chapters.em_reading.words import SHORT, on_seeds, order_words
 from attention_dynamics.chapters.progress import training_run
-from attention_dynamics.measures.trajectories import (
-    jitter_aware_settling_step,
-    relative_fall,
-    settling_step,
-)
+from attention_dynamics.measures.settling import jitter_aware_settling_step
+from attention_dynamics.measures.trajectories import relative_fall, settling_step
 from attention_dynamics.sticky.analysis import (
     FramePrecision,
     evaluate_snapshots,

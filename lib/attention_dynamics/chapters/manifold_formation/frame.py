@@ -42,7 +42,8 @@ from attention_dynamics.measures.frame_precision import (
     routing_value_gradient_norms,
 )
 from attention_dynamics.measures.geometry import attention_drift, subspace_similarity
-from attention_dynamics.measures.trajectories import jitter_aware_settling_step, relative_fall
+from attention_dynamics.measures.settling import jitter_aware_settling_step
+from attention_dynamics.measures.trajectories import relative_fall
 from attention_dynamics.models import Transformer
 from attention_dynamics.sequence_training import geometric_checkpoints
 from attention_dynamics.tasks.base import TaskBatch, sequences_of
