@@ -867,7 +867,8 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "ten times larger value rate over about 430 of 1,000 steps gives about 4.3 at equal "
         "gradients), so a longer path says nothing about the dynamics",
         "reproduced (decide: 12 of 12 seeds longer, EM-like / SGD 2.77-4.14)",
-        "not recorded",
+        "partly (decide: still 12 of 12 seeds longer, but 0.64-0.92 of what the rate and steps "
+        "give by themselves, below 1 on every seed)",
         {"em-longer-value-paths": ("81e68514234bf30f", "3478251aaa0342e7")},
     ),
     RuleChange(
@@ -889,8 +890,11 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "first under both schedules) showed both parts settling only at the end window's "
         "edge (attention at step 1,734 on average, values 1,810, of 2,000), where the order "
         "is the window's",
-        "not reproduced (decide: attention half-way first on 7 of 24 seeds under EM-like, 6 of 24 under SGD)",
-        "not recorded",
+        "not reproduced (decide: attention half-way first on 7 of 24 seeds under EM-like, 6 "
+        "of 24 under SGD)",
+        "inconclusive (decide: the attention settles first on 21 of 24 seeds under both "
+        "schedules, but on its latest seed only at step 1,800 of 2,000, inside the last fifth; "
+        "a longer run would decide)",
         {"attention-first-fresh": ("34c47c8480229689", "b28b287c0f034c10"),
          "attention-first-fresh-sgd": ("0b81c417d9c42450", "c0b88194570d1486")},
     ),
