@@ -104,6 +104,16 @@ def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
         panel_grid(2, columns=0)
 
 
+def test_e_notation_in_text_becomes_a_power_of_ten_and_identifiers_stay():
+    from attention_dynamics.book.formatting import without_e_notation
+
+    assert without_e_notation("step_max = 1.8e+03, above 1.6e+03") == (
+        "step_max = 1.8 × 10³, above 1.6 × 10³")
+    assert without_e_notation("≤ 1e-10 and -2.5e-4") == "≤ 1 × 10⁻¹⁰ and −2.5 × 10⁻⁴"
+    assert without_e_notation("seed1e3 and x_2e5 and 0.5 and 12") == (
+        "seed1e3 and x_2e5 and 0.5 and 12")
+
+
 def test_legends_outside_stand_off_the_data_at_nine_points_or_more_as_shown():
     use_book_style()
     fig, (below, above) = panel_grid(2)

@@ -6,6 +6,7 @@ Used by the report pages' tables; glued numbers in the prose choose their format
 from __future__ import annotations
 
 import math
+import re
 
 
 def format_number(value: float | int | None, digits: int = 3) -> str:
@@ -36,6 +37,21 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 """Digits and the minus sign as superscripts, for the exponent of a power of ten."""
+
+
+_E_NOTATION = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)e([+-]?\d+)(?!\w)")
+
+
+def without_e_notation(text: str) -> str:
+    """``text`` with every number in e-notation written as a power of ten, as
+    :func:`format_number` writes it (``"above 1.6e+03"`` becomes ``"above 1.6 × 10³"``);
+    identifiers that hold such a pattern (``seed1e3``) are left alone.
+
+    >>> without_e_notation("error 4.4e-16, bound 1e-10")
+    'error 4.4 × 10⁻¹⁶, bound 1 × 10⁻¹⁰'
+    """
+    return _E_NOTATION.sub(lambda found: f"{found[1].replace('-', '−')} × 10"
+                           f"{str(int(found[2])).translate(_SUPERSCRIPT)}", text)
 
 
 def numbers(values, digits: int = 3) -> str:

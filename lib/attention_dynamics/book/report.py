@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from attention_dynamics.book.claims import FAILED_SHARE, FALL, SEED_LEVEL, SOLVED_SHARE
-from attention_dynamics.book.formatting import format_number
+from attention_dynamics.book.formatting import format_number, without_e_notation
 from attention_dynamics.book.results import Results
 from attention_dynamics.book.verdicts import (
     BASES,
@@ -169,7 +169,7 @@ def headline_phrases(ledger: Ledger) -> dict[str, str]:
         name = claim.key.replace("-", "_")
         phrases[f"verdict_{name}"] = f"{row['verdict']} ({detail})"
         phrases[f"verdict_why_{name}"] = phrases[f"verdict_{name}"] + (
-            f": {row['reason']}" if row["reason"] else "")
+            f": {without_e_notation(row['reason'])}" if row["reason"] else "")
     return phrases
 
 
@@ -413,7 +413,7 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
             + f"<br><i>would change it:</i> {row['would change']}</small>"
             for _, row, _, _ in rows],
         "the other profile": [other_profile(*parts) for parts in rows],
-    }, index=ledger.numbers)
+    }, index=ledger.numbers).map(without_e_notation)
 
 
 def rule_changes_table(rule_log, registry: dict[str, Claim]) -> pd.DataFrame:
