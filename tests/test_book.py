@@ -104,10 +104,13 @@ def _copy_tree(tmp_path: Path) -> Path:
     """A copy of the book's sources (not its build) to break on purpose."""
     root = tmp_path / "tree"
     root.mkdir()
-    for name in ("_config.yml", "_toc.yml", "book", "notebooks", "scripts"):
+    # the library and its packaging too: the build makes the wheel that the pages link
+    for name in ("_config.yml", "_toc.yml", "book", "notebooks", "scripts", "lib",
+                 "pyproject.toml", "README.md"):
         origin = ROOT / name
         if origin.is_dir():
-            shutil.copytree(origin, root / name, ignore=shutil.ignore_patterns("*.ipynb", "figures"))
+            shutil.copytree(origin, root / name, ignore=shutil.ignore_patterns(
+                "*.ipynb", "figures", "__pycache__", "*.egg-info"))
         else:
             shutil.copy2(origin, root / name)
     return root
