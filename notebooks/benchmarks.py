@@ -110,7 +110,7 @@ glue_each(  # chapter 1 quotes these: this page runs alone, the chapters share t
 )
 rows["diagnostics overhead (diagnosed / plain step)"] = diag["overhead_ratio"]
 rows["diagnostics vs per-score autograd"] = diag["speedup_vs_per_pair"]
-pd.Series(diag)
+pd.Series(diag).to_frame("value")
 
 # %% [markdown]
 # ## Sticky-chain sampler and exact predictive
@@ -125,7 +125,7 @@ sampler = sampler_benchmark(
 )
 res.record("sampler_speedup_vs_loop", sampler["speedup"], timing=True)
 rows["sampler + exact predictive vs per-sequence loop"] = sampler["speedup"]
-pd.Series(sampler)
+pd.Series(sampler).to_frame("value")
 
 # %% [markdown]
 # ## The sticky-chain training step
@@ -140,7 +140,7 @@ step = sticky_step_benchmark(
 )
 res.record("sticky_step_speedup_vs_autograd", step["speedup"], timing=True)
 rows["sticky-chain step, fused vs autograd"] = step["speedup"]
-pd.Series(step)
+pd.Series(step).to_frame("value")
 
 # %% [markdown]
 # ## The wind-tunnel transformer's training step
@@ -170,7 +170,7 @@ res.record(
 res.record("transformer_diagnostics_cost", block["diagnostics_cost"], timing=True)
 rows["transformer step, torch encoder / ours"] = block["ratio_vs_torch_encoder"]
 rows["transformer step, diagnostics on / off"] = block["diagnostics_cost"]
-pd.Series(block)
+pd.Series(block).to_frame("value")
 
 # %% [markdown]
 # ## Mamba's chunked scan against its sequential scan
@@ -282,4 +282,4 @@ ax.legend(
 show_figure("fig_benchmark_ratios", fig)
 
 # %%
-_ = res.save()  # the results file (its path is not for the page)
+_ = res.save()

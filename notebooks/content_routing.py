@@ -264,7 +264,7 @@ fractions.table()
 # %% [markdown]
 # ## Results
 #
-# The numbers above are written to this notebook's results file and glued into the chapter.
+# Every number above is written to this notebook's results file; the chapter quotes them.
 
 # %%
 glue_as_text(
@@ -277,4 +277,4 @@ glue_as_text(
         "mamba_authors_hmm_log_weight_gradient_pooled_net_fraction",
     ],
 )
-_ = res.save()  # the results file (its path is not for the page)
+_ = res.save()

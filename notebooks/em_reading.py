@@ -212,7 +212,7 @@ show_figure(
 # ## The same comparison with Adam
 #
 # Adam (PyTorch's update rule, no weight decay) at learning rate
-# {glue:text}`adam_lr:.0e` on every group, against the same with ten times that rate on
+# {glue:text}`adam_lr:g` on every group, against the same with ten times that rate on
 # $W_V$; scored on the training and a held-out sequence.
 
 # %%
@@ -250,4 +250,4 @@ deep_table
 #   {glue:text}`em_linear_response_error:.2f` (relative error).
 
 # %%
-_ = res.save()  # the results file (its path is not for the page)
+_ = res.save()

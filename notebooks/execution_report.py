@@ -65,4 +65,4 @@ pd.Series(found[expected[0]]["versions"], name="value").to_frame()
 # %%
 res.record("notebooks_reported", len(table))
 res.record("notebooks_wall_time_s", table["wall time (s)"].sum(), timing=True)
-_ = res.save()  # the results file (its path is not for the page)
+_ = res.save()

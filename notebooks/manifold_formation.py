@@ -314,10 +314,7 @@ tables.seeds_table(frame, every)
 # %% [markdown]
 # ## Results
 #
-# The numbers above are written to this notebook's results file and glued into the chapter.
+# Every number above is written to this notebook's results file; the chapter quotes them.
 
 # %%
-tables.metrics_table(res)
-
-# %%
-_ = res.save()  # the results file (its path is not for the page)
+_ = res.save()

@@ -77,4 +77,4 @@ res.record("rule_changes", len(changes))
 display(HTML(changes.to_html(escape=False, index=False, classes="rule-log-table")))
 
 # %% tags=["remove-cell"]
-_ = res.save()  # the results file (its path is not for the page)
+_ = res.save()

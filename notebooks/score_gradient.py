@@ -136,7 +136,7 @@ tables.diagnostics_table(cost)
 # %% [markdown]
 # ## Results
 #
-# The numbers above are written to this notebook's results file and glued into the chapter.
+# Every number above is written to this notebook's results file; the chapter quotes them.
 
 # %%
 tables.results_table(res)

@@ -75,8 +75,8 @@ print(identity.summary())
 
 # %% [markdown]
 # Both agree to float64 rounding (largest error
-# {glue:text}`value_update_max_abs_error:.1e` for free values,
-# {glue:text}`value_update_projected_max_abs_error:.1e` in the W_V form). In the W_V form the values
+# {glue:text}`value_update_max_abs_error_text:s` for free values,
+# {glue:text}`value_update_projected_max_abs_error_text:s` in the W_V form). In the W_V form the values
 # do *not* move along their own pulls: the mean cosine between the actual step of the values and
 # the free-value step $-\eta\,\alpha^\top U$ is {glue:text}`projected_step_cosine_to_free_step:.2f`,
 # because $\Delta V = -\eta\, Z Z^\top \alpha^\top U$ lets each value be dragged by the pulls of
@@ -256,15 +256,15 @@ show_figure("fig_value_toy_em", figures.em_figure(em, conditions))
 # ## What the toy shows
 #
 # - The identity: a plain SGD step on the values is $-\eta\sum_i\alpha_{ij}u_i$ to within
-#   {glue:text}`value_update_max_abs_error:.1e`.
+#   {glue:text}`value_update_max_abs_error_text:s`.
 # - With the loop intact the head ends at prototype specialization
 #   {glue:text}`specialization_coupled:.3f` (± {glue:text}`specialization_coupled_std:.3f` across
 #   seeds), against {glue:text}`specialization_frozen_routing:.3f` with routing frozen and
 #   {glue:text}`specialization_frozen_values:.3f` with values frozen.
 # - Uniform attention does not stop a value step from changing the advantages: it changes them
-#   by the curvature part alone (to within {glue:text}`uniform_step_non_curvature_max_abs:.0e`),
+#   by the curvature part alone (to within {glue:text}`uniform_step_non_curvature_max_abs_text:s`),
 #   the same for every query. With routing frozen there the values move together (their
-#   differences drift by {glue:text}`uniform_routing_value_difference_drift:.0e`); with routing
+#   differences drift by {glue:text}`uniform_routing_value_difference_drift_text:s`); with routing
 #   trained from there against frozen random values, routing specialization reaches
 #   {glue:text}`routing_specialization_from_uniform_frozen_values:.3f`.
 # - Against the capacity controls: halves trained apart and recombined reach
@@ -274,7 +274,7 @@ show_figure("fig_value_toy_em", figures.em_figure(em, conditions))
 #   recovers {glue:text}`sequential_share_of_coupled_lead:.0%` of the coupled run's lead over
 #   the better ablation. From the symmetric state the coupled run reaches
 #   {glue:text}`specialization_symmetric_coupled:.3f` and every control stays below
-#   {glue:text}`symmetric_controls_max_abs:.0e` in magnitude.
+#   {glue:text}`symmetric_controls_max_abs_text:s` in magnitude.
 # - On routing alone the picture is closer: freezing the values still lets the routing sort the
 #   groups onto different values (routing specialization
 #   {glue:text}`routing_specialization_frozen_values:.3f` against

@@ -104,6 +104,13 @@ def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
         panel_grid(2, columns=0)
 
 
+def test_format_number_writes_large_numbers_whole_not_in_e_notation():
+    assert format_number(1143.5) == "1,144"
+    assert format_number(999.7) == "1,000"
+    assert format_number(123.4) == "123"
+    assert format_number(2500000.5) == "2.50 × 10⁶"
+
+
 def test_e_notation_in_text_becomes_a_power_of_ten_and_identifiers_stay():
     from attention_dynamics.book.formatting import without_e_notation
 

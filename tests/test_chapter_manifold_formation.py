@@ -314,4 +314,3 @@ def test_tiny_run_draws_every_figure_and_table(tiny_run):
     assert tables.frame_table(c.frame).shape == (2, len(c.frame.per_seed))
     assert len(c.frame.per_seed) == 10
     assert tables.seeds_table(c.frame, c.seeds).shape == (2, 10)
-    assert tables.metrics_table(results).shape == (len(results.metrics), 1)

@@ -32,7 +32,9 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
     if magnitude < 1e-3 or magnitude >= 1e6:
         mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
         return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
-    return f"{value:#.{digits}g}".rstrip(".")
+    written = f"{value:#.{digits}g}".rstrip(".")
+    # more whole digits than significant ones (1,143.5 at 3): whole, not 1.14e+03
+    return f"{value:,.0f}" if "e" in written else written
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

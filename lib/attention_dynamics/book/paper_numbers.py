@@ -23,7 +23,7 @@ class PaperNumber:
         value: the number as a float, in the units of the book's metric (bits, a fraction of
             1, steps, a ratio); a representative value where the paper gives a range; ``None``
             where the paper reports nothing or only a qualitative statement.
-        text: what the paper states, as the book quotes it (e.g. ``"3e-3 to 7e-3"``).
+        text: what the paper states, as the book quotes it (e.g. ``"0.003 to 0.007"``).
         source: paper, version and section or figure.
         kind: for an entropy MAE, which one: ``"mean curve"`` (average the entropies over
             sequences first) or ``"per sample"``; ``None`` for other numbers.
@@ -66,9 +66,9 @@ STICKY_CHAIN = {
 """Paper II's one quantitative experiment (EM-like against SGD on the sticky chain)."""
 
 ENTROPY_MAE_BITS = {
-    ("transformer", "bijection"): PaperNumber(5e-3, "3e-3 to 7e-3", "Paper I, bijection (V = 20)",
+    ("transformer", "bijection"): PaperNumber(5e-3, "0.003 to 0.007", "Paper I, bijection (V = 20)",
                                               "mean curve"),
-    ("transformer", "hmm"): PaperNumber(0.049, "7.5e-5 (v1), 0.049 (v3)", "Paper I, HMM v1 and v3",
+    ("transformer", "hmm"): PaperNumber(0.049, "7.5 × 10⁻⁵ (v1), 0.049 (v3)", "Paper I, HMM v1 and v3",
                                         "mean curve"),
     ("mamba", "bijection"): PaperNumber(0.010, "0.010", "Paper I v3, architecture comparison",
                                         "mean curve"),

@@ -61,7 +61,7 @@ def legend_outside(ax: matplotlib.axes.Axes, where: str = "below", ncol: int = 1
     :data:`LEGEND_POINTS`: ``where`` is ``"below"`` (under the horizontal axis label) or
     ``"above"`` (over the panel, from its left edge); ``ncol`` columns; ``legend_kw`` go to
     ``Axes.legend`` (``handles``, ...)."""
-    places = {"below": {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2)},
+    places = {"below": {"loc": "upper center", "bbox_to_anchor": (0.5, -0.3)},
               "above": {"loc": "lower left", "bbox_to_anchor": (0, 1.0), "borderaxespad": 0.2}}
     if where not in places:
         raise ValueError(f"where must be one of {', '.join(places)}; got {where!r}")

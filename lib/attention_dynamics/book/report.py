@@ -308,7 +308,7 @@ def claims_figure(ledger: Ledger) -> plt.Figure:
         f"{', control' if row['basis'] == CONTROL else ''})"
         for number, claim, (_, row) in zip(ledger.numbers, ledger.claims, headline.iterrows(),
                                            strict=True)], fontsize=8)
-    ax.set_xlabel("ours against the null (right of 1: better than it in the claim's sense)")
+    ax.set_xlabel("ours over the null (right of 1: better)")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False,
               fontsize=9)
     return fig
@@ -380,7 +380,7 @@ def _brief(row: dict | None, stale: bool = False) -> str:
     if row is None:
         return "–"
     return (f"<b>{row['verdict']}</b> ({row['profile']})<br>{format_number(row['ours'])}"
-            f"<br><small>{row['basis']}{' (stale)' if stale else ''}</small>")
+            f"<br><small>basis: {row['basis']}{' (stale)' if stale else ''}</small>")
 
 
 def ledger_table(ledger: Ledger) -> pd.DataFrame:
@@ -408,7 +408,7 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
                   for claim, row, _, _ in rows],
         "ours, and the null or reference": [null_cell(row) for _, row, _, _ in rows],
         "verdict, on the most decisive evidence": [
-            f"<b>{row['verdict']}</b> ({row['profile']})<br><small>{row['basis']}"
+            f"<b>{row['verdict']}</b> ({row['profile']})<br><small>basis: {row['basis']}"
             + (f": {row['reason']}" if row["reason"] else "")
             + f"<br><i>would change it:</i> {row['would change']}</small>"
             for _, row, _, _ in rows],

@@ -120,7 +120,10 @@ JUDGED: dict[str, str] = {
     # its share had been seen (8 of 24 decide seeds) when it was registered
     "attention-first-fresh-sgd": "c54a88630d398737",
 }
-"""Each claim's fingerprint when the registry first held it (3e4bd2e, judged on quick and decide)."""
+"""Each claim's fingerprint when the registry first held it (3e4bd2e, judged on quick and decide).
+
+:meta hide-value:
+"""
 
 SEED_SHARE_LEVEL_REASON = (
     "the claim is directional (the attention settles first, EM-like is faster), so its seeds are "
@@ -919,7 +922,10 @@ RULE_LOG: tuple[RuleChange, ...] = (
         {"routing-gradients-fade": ("5245b74780e4acbd", "5f1fc2b526296397")},
     ),
 )
-"""Every logged change of a rule, oldest first."""
+"""Every logged change of a rule, oldest first (the report's "Rule changes" table shows them).
+
+:meta hide-value:
+"""
 
 
 def unlogged_changes(registry: dict[str, Claim]) -> list[str]:

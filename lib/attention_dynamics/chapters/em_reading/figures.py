@@ -147,7 +147,7 @@ def sweep_figure(sweep: Sweep) -> matplotlib.figure.Figure:
     axes[0].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15,
                     label="first-order stability edge of $W_V$")
     axes[0].set_xlabel("multiplier $m$")
-    axes[0].set_ylabel("speed-up to SGD's final training loss")
+    axes[0].set_ylabel("speed-up to SGD's final loss")
     legend_outside(axes[0])
     axes[1].semilogx(ms, value_rows["final training loss"], "o-", color="C0", label="training")
     axes[1].semilogx(ms, value_rows["final held-out loss"], "s--", color="C3", label="held-out")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.manifold_formation.ablation import HeadAblation
 from attention_dynamics.chapters.manifold_formation.beyond_position import BeyondPosition
 from attention_dynamics.chapters.manifold_formation.calibration import BijectionRun, HmmRun, MlpControls
@@ -101,7 +100,3 @@ def seeds_table(frame: Frame, every: EverySeed) -> pd.DataFrame:
             "shared bijection: MAE at the keys (bits)": every.shared_maes}
     return pd.DataFrame(maes).join(every.hmm).rename_axis("seed").round(4)
 
-
-def metrics_table(results: Results) -> pd.DataFrame:
-    """Every metric recorded so far, a row each, in the order recorded."""
-    return pd.DataFrame({"value": results.metrics})
