@@ -10,6 +10,7 @@ turn a :class:`Ledger` into the page's paragraphs, tables and figure.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -147,7 +148,7 @@ def record_ledger(results: Results, ledger: Ledger) -> None:
     results.record("claims_tested", len(ledger.claims_only))
     results.record("controls_tested", len(ledger.controls))
     results.record("controls_reproduced", int((ledger.controls["verdict"] == "reproduced").sum()))
-    results.record("claims_from_decide", int((ledger.headline["profile"] == "decide").sum()))
+    results.record("claims_from_decide", int((ledger.claims_only["profile"] == "decide").sum()))
     for basis, count in tally(ledger.headline.to_dict("records")).items():
         results.record(f"claims_basis_{_metric_name(basis)}", count)
 
@@ -383,6 +384,12 @@ def _brief(row: dict | None, stale: bool = False) -> str:
             f"<br><small>basis: {row['basis']}{' (stale)' if stale else ''}</small>")
 
 
+def _text(words: object) -> str:
+    """Plain words for an HTML cell: ``<``, ``>`` and ``&`` escaped (a rule's "< 0.5" would
+    otherwise read as a tag)."""
+    return html.escape(str(words), quote=False)
+
+
 def ledger_table(ledger: Ledger) -> pd.DataFrame:
     """The report's table (HTML cells): each claim with its source, paper's number and rule;
     ours with the null; the headline verdict with its basis, reason and what would change it;
@@ -392,9 +399,9 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
                     ledger.table.to_dict("records"), ledger.decide_rows, strict=True))
 
     def null_cell(row: pd.Series) -> str:
-        null = (row["null"] if pd.isna(row["null value"])
-                else f"{row['null']}: {format_number(row['null value'])}")
-        shown_with = f"<br>{row['shown with']}" if row["shown with"] else ""
+        null = (_text(row["null"]) if pd.isna(row["null value"])
+                else f"{_text(row['null'])}: {format_number(row['null value'])}")
+        shown_with = f"<br>{_text(row['shown with'])}" if row["shown with"] else ""
         return f"<b>{format_number(row['ours'])}</b><br><small>{null}{shown_with}</small>"
 
     def other_profile(claim: Claim, row: pd.Series, quick: dict, other: dict | None) -> str:
@@ -403,14 +410,15 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
         return _brief(other, other is not None and ledger.decided[claim.notebook]["stale"])
 
     return pd.DataFrame({
-        "claim": [f"{row['claim']}<br><small>{row['source']}; paper: {row['paper']}; "
-                  f"{_chapter_link(claim.notebook)}; rule: {row['rule']}</small>"
+        "claim": [f"{_text(row['claim'])}<br><small>{_text(row['source'])}; paper: "
+                  f"{_text(row['paper'])}; {_chapter_link(claim.notebook)}; rule: "
+                  f"{_text(row['rule'])}</small>"
                   for claim, row, _, _ in rows],
         "ours, and the null or reference": [null_cell(row) for _, row, _, _ in rows],
         "verdict, on the most decisive evidence": [
             f"<b>{row['verdict']}</b> ({row['profile']})<br><small>basis: {row['basis']}"
-            + (f": {row['reason']}" if row["reason"] else "")
-            + f"<br><i>would change it:</i> {row['would change']}</small>"
+            + (f": {_text(row['reason'])}" if row["reason"] else "")
+            + f"<br><i>would change it:</i> {_text(row['would change'])}</small>"
             for _, row, _, _ in rows],
         "the other profile": [other_profile(*parts) for parts in rows],
     }, index=ledger.numbers).map(without_e_notation)
