@@ -118,16 +118,17 @@ show_figure("fig_weight_step_rows", figures.weight_step_figure(kernel))
 # %% [markdown]
 # ## (e) The cost of the diagnostics
 #
-# After the backward pass of a training step, the upstream gradient $u$ is at hand, and
-# $B$, $A$, $\partial L/\partial s$ and every value update follow by a few matrix products
-# (`attention_dynamics.book.benchmarking.routing_diagnostics`). We time three things on one problem
-# (batch 8, 4 heads, widths 32): a plain forward and backward pass; the same pass followed by
-# the diagnostics; and the route that does
-# not use the routing law, one autograd call per allowed score pair
+# The backward pass of a training step already forms $B$, as the gradient of the weights
+# ($\partial L/\partial \alpha_{ij} = u_i \cdot v_j$), and every value update; kept, they
+# leave the baseline $u_i \cdot o_i$, $A$ and $\partial L/\partial s$ to a few elementwise
+# products (`attention_dynamics.book.benchmarking.routing_diagnostics`). We time three
+# things on one problem (batch 8, 4 heads, widths 32): a plain forward and backward pass;
+# the same pass keeping those gradients, followed by the diagnostics; and the route that
+# does not use the routing law, one autograd call per allowed score pair
 # $\partial L / \partial s_{ij}$, each call reading one entry. The per-pair route is what
 # differentiating each score separately costs; autograd can also return the whole matrix
 # $\partial L/\partial s$ in one pass if asked to retain it, which the overhead ratio below
-# (closed form against a plain step) bounds from above.
+# (diagnosed against a plain step) bounds from above.
 
 # %%
 cost = experiment.diagnostics_cost(res, chosen, seed, dev)

@@ -2,6 +2,7 @@
 
 from types import SimpleNamespace
 
+import pytest
 import torch
 
 from attention_dynamics import timing as timing_module
@@ -13,6 +14,7 @@ from attention_dynamics.book.benchmarking import (
     mamba_scan_benchmark,
     routing_diagnostics,
 )
+from attention_dynamics.gradients import advantage, compatibility, value_gradient
 from attention_dynamics.heads import sample_head_problem
 from attention_dynamics.models import Transformer, TransformerConfig
 from attention_dynamics.models.mamba import selective_scan_chunked, selective_scan_sequential
@@ -20,12 +22,30 @@ from attention_dynamics.tasks.sticky_chain import bayes_log_predictive, symbol_m
 from attention_dynamics.timing import interleaved_median_seconds
 
 
-def test_routing_diagnostics_match_autograd():
+def test_routing_diagnostics_match_the_closed_forms_and_autograd():
+    """In float64: B and dL/dv read from the backward pass equal their closed forms
+    u_i . v_j and alpha^T u, A equals B minus its attention-weighted mean, and dL/ds equals
+    autograd's gradient of the scores; all zero outside the causal mask."""
     problem = sample_head_problem(torch.Generator().manual_seed(0), 2, 2, 9, 5, 4, 3)
-    record, _ = problem.forward_backward(retain=("scores", "v"))
-    diag = routing_diagnostics(record, record.upstream)
-    assert (diag["score_grad"] - record.scores.grad.masked_fill(~record.mask, 0)).abs().max() < 1e-12
-    assert (diag["value_grad"] - record.v.grad).abs().max() < 1e-12
+    record, _ = problem.forward_backward(retain=("scores", "weights", "v"))
+    diag = routing_diagnostics(record)
+    u, mask = record.upstream, record.mask
+    b = compatibility(u, record.v.detach(), mask)
+    torch.testing.assert_close(diag["compatibility"], b, rtol=0, atol=1e-12)
+    torch.testing.assert_close(diag["advantage"], advantage(record.weights.detach(), b),
+                               rtol=0, atol=1e-12)
+    torch.testing.assert_close(diag["score_grad"], record.scores.grad.masked_fill(~mask, 0),
+                               rtol=0, atol=1e-12)
+    torch.testing.assert_close(diag["value_grad"], value_gradient(record.weights.detach(), u),
+                               rtol=0, atol=1e-12)
+    assert diag["advantage"][..., ~mask].abs().max() == 0
+
+
+def test_routing_diagnostics_need_the_retained_gradients():
+    problem = sample_head_problem(torch.Generator().manual_seed(0), 1, 1, 4, 3, 2, 2)
+    record, _ = problem.forward_backward()
+    with pytest.raises(ValueError, match="weights, v: call retain_for_diagnostics"):
+        routing_diagnostics(record)
 
 
 def test_loop_baseline_computes_the_same_predictive():
@@ -74,7 +94,7 @@ def test_diagnosed_transformer_step_reads_the_score_gradients_of_every_layer():
         s.retain_grad()
     loss.backward()
     for record, s in zip(records, scores, strict=True):
-        diag = routing_diagnostics(record, record.upstream)
+        diag = routing_diagnostics(record)
         torch.testing.assert_close(diag["score_grad"], s.grad.masked_fill(~record.mask, 0),
                                    rtol=0, atol=1e-12)
 
@@ -114,3 +134,23 @@ def test_interleaved_timing_calls_each_function_in_turns():
                                         "b": lambda: calls.append("b")}, repeats=3, warmup=1)
     assert calls == ["a", "b"] * 4 and set(timed) == {"a", "b"}
     assert all(seconds >= 0 for seconds in timed.values())
+
+
+def test_interleaved_timing_divides_a_turn_by_its_calls(monkeypatch):
+    """On a clock that each call of ``a`` moves by 2 s and of ``b`` by 1 s, turns of three
+    calls each give 2 s and 1 s per call; every turn holds three calls in a row."""
+    now, calls = [0.0], []
+    monkeypatch.setattr(timing_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+
+    def call(name, seconds):
+        def timed():
+            calls.append(name)
+            now[0] += seconds
+        return timed
+
+    timed = interleaved_median_seconds({"a": call("a", 2.0), "b": call("b", 1.0)}, repeats=2,
+                                       warmup=0, number=3)
+    assert timed == {"a": 2.0, "b": 1.0}
+    assert calls == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
+    with pytest.raises(ValueError, match="number=0"):
+        interleaved_median_seconds({"a": call("a", 1.0)}, number=0)

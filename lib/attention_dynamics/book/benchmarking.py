@@ -12,7 +12,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from attention_dynamics.attention import attention_forward
-from attention_dynamics.gradients import advantage, compatibility, value_gradient
 from attention_dynamics.heads import HeadProblem, sample_head_problem
 from attention_dynamics.models.mamba import selective_scan_chunked, selective_scan_sequential
 from attention_dynamics.models.transformer import Transformer, TransformerConfig
@@ -26,17 +25,44 @@ from attention_dynamics.tasks.sticky_chain import (
 from attention_dynamics.timing import interleaved_median_seconds, median_seconds
 
 
-def routing_diagnostics(record, upstream: torch.Tensor) -> dict[str, torch.Tensor]:
-    """The per-pair diagnostics of one head from ``u = dL/do``: B, A, dL/ds and dL/dv.
+def retain_for_diagnostics(record) -> None:
+    """Keep, through the coming backward pass, the three gradients that
+    :func:`routing_diagnostics` reads from ``record`` (an
+    :class:`~attention_dynamics.attention.AttentionRecord`): ``u = dL/do``, ``dL/dalpha`` and
+    ``dL/dv``. Call it after the forward pass, before ``backward()``."""
+    for tensor in (record.output, record.weights, record.v):
+        tensor.retain_grad()
 
-    ``record`` is an :class:`~attention_dynamics.attention.AttentionRecord`; shapes as there.
+
+def routing_diagnostics(record) -> dict[str, torch.Tensor]:
+    """The per-pair diagnostics of one head after a backward pass: B, A, dL/ds and dL/dv.
+
+    Backpropagation through ``o = alpha v`` already forms the compatibility as the gradient of
+    the weights, ``dL/dalpha_ij = u_i . v_j = B_ij``, and the value gradient
+    ``dL/dv_j = sum_i alpha_ij u_i``; the diagnostics keep both (:func:`retain_for_diagnostics`)
+    and add the rest in closed form: the baseline ``sum_j alpha_ij B_ij = u_i . o_i`` (one dot
+    product per query), the advantage ``A = B - baseline`` and the routing law
+    ``dL/ds = alpha A``. ``record`` is an :class:`~attention_dynamics.attention.AttentionRecord`
+    whose gradients were retained; returned tensors ``(..., T, T)`` (``compatibility``,
+    ``advantage``, ``score_grad``, zero outside the mask) and ``(..., T, d_v)`` (``value_grad``).
+    ``compatibility`` and ``value_grad`` are the retained gradients themselves, the first set to
+    zero outside the mask in place.
     """
+    tensors = {"output": record.output, "weights": record.weights, "v": record.v}
+    kept = {name: tensor.grad if tensor.retains_grad else None for name, tensor in tensors.items()}
+    missing = [name for name, grad in kept.items() if grad is None]
+    if missing:
+        raise ValueError(f"record holds no gradient of {', '.join(missing)}: call "
+                         "retain_for_diagnostics(record) before backward()")
     with torch.no_grad():
-        alpha = record.weights.detach()
-        b = compatibility(upstream, record.v.detach(), record.mask)
-        a = advantage(alpha, b)
-        return {"compatibility": b, "advantage": a, "score_grad": alpha * a,
-                "value_grad": value_gradient(alpha, upstream)}
+        alpha, compat = record.weights.detach(), kept["weights"]
+        baseline = (kept["output"] * record.output.detach()).sum(dim=-1, keepdim=True)
+        advantage = compat - baseline
+        if record.mask is not None:
+            compat.masked_fill_(~record.mask, 0.0)
+            advantage.masked_fill_(~record.mask, 0.0)
+        return {"compatibility": compat, "advantage": advantage, "score_grad": alpha * advantage,
+                "value_grad": kept["v"]}
 
 
 def _per_pair_autograd(problem: HeadProblem) -> torch.Tensor:
@@ -53,13 +79,15 @@ def _per_pair_autograd(problem: HeadProblem) -> torch.Tensor:
 
 
 def diagnostics_benchmark(length: int = 128, batch: int = 8, heads: int = 4, width: int = 32,
-                          repeats: int = 5, seed: int = 0, device=None) -> dict[str, float]:
+                          repeats: int = 5, number: int = 10, seed: int = 0,
+                          device=None) -> dict[str, float]:
     """Routing diagnostics against a plain training step and against per-pair autograd.
 
     A plain step is one forward and backward pass of a causal head with a readout
-    (cross-entropy); the diagnosed step adds :func:`routing_diagnostics` from the upstream
-    gradient that the backward pass produced. The per-pair baseline differentiates the loss
-    once per allowed score, ``T (T + 1) / 2`` autograd calls, timed once.
+    (cross-entropy); the diagnosed step keeps the gradients the diagnostics read and adds
+    :func:`routing_diagnostics` after the same backward pass. Both are timed in turns,
+    ``number`` steps a turn, median of ``repeats`` turns. The per-pair baseline differentiates
+    the loss once per allowed score, ``T (T + 1) / 2`` autograd calls, timed once.
 
     Returns times in seconds and ``overhead_ratio`` (diagnosed / plain) and
     ``speedup_vs_per_pair`` (per-pair / diagnosed).
@@ -72,10 +100,11 @@ def diagnostics_benchmark(length: int = 128, batch: int = 8, heads: int = 4, wid
         problem.forward_backward()
 
     def diagnosed():
-        record, _ = problem.forward_backward()
-        routing_diagnostics(record, record.upstream)
+        record, _ = problem.forward_backward(retain=("weights", "v"))
+        routing_diagnostics(record)
 
-    timed = interleaved_median_seconds({"plain": plain, "diagnosed": diagnosed}, repeats=repeats)
+    timed = interleaved_median_seconds({"plain": plain, "diagnosed": diagnosed}, repeats=repeats,
+                                       number=number)
     t_plain, t_diag = timed["plain"], timed["diagnosed"]
     t_pairs = median_seconds(lambda: _per_pair_autograd(problem), repeats=1, warmup=0)
     return {"plain_step_s": t_plain, "diagnosed_step_s": t_diag, "per_pair_autograd_s": t_pairs,
@@ -181,7 +210,7 @@ def _diagnosed_transformer_loss(model: Transformer, tokens: torch.Tensor, target
     """The training loss with every layer's record kept and its upstream gradient retained."""
     logits, record = model(tokens, return_record=True)
     for layer in record.attention:
-        layer.output.retain_grad()
+        retain_for_diagnostics(layer)
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten()), record.attention
 
 
@@ -214,7 +243,7 @@ def transformer_step_benchmark(config: TransformerConfig, batch: int = 32, repea
             loss, records = _diagnosed_transformer_loss(model, tokens, targets)
             loss.backward()
             for record in records:
-                routing_diagnostics(record, record.upstream)
+                routing_diagnostics(record)
         else:
             loss = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten())
             loss.backward()
