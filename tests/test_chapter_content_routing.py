@@ -162,11 +162,11 @@ def test_solve_phrase_counts_failures_from_three_times_the_solve_step():
 
 def test_lstm_words_follow_the_thresholds():
     behind = lstm_bijection_words(lstm_mae=0.21, routing_mae=0.1, floor_mae=1.0)
-    assert behind["lstm_bijection_heading"] == "the LSTM lags"
-    assert behind["lstm_bijection_relation"].endswith("though far below the MLP's floor")
+    assert behind == {"lstm_bijection_relation": "it is well behind the transformer and the "
+                                                 "Mamba, though far below the MLP's floor"}
     level = lstm_bijection_words(lstm_mae=0.2, routing_mae=0.1, floor_mae=0.4)
-    assert level["lstm_bijection_heading"] == "the LSTM keeps up"
-    assert level["lstm_bijection_relation"].endswith("and not far below the MLP's floor")
+    assert level == {"lstm_bijection_relation": "it is level with the transformer and the "
+                                                "Mamba, and not far below the MLP's floor"}
 
 
 def test_recall_words_say_some_seeds_and_the_capacity_question():

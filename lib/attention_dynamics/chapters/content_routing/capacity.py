@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
+from attention_dynamics.book.formatting import numbers
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.content_routing.architectures import Architectures
 from attention_dynamics.chapters.content_routing.scores import Comparisons, Scores
@@ -37,7 +37,7 @@ class Capacity:
 
     def summary(self) -> str:
         """The accuracy per seed, in a line."""
-        return f"Mamba, N = {self.d_state}: accuracy by seed {np.round(self.accuracy, 3)}"
+        return f"Mamba, N = {self.d_state}: accuracy by seed {numbers(self.accuracy)}"
 
 
 def capacity_question(results: Results, chosen: dict, tasks: dict[str, Task],

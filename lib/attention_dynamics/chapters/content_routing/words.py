@@ -50,7 +50,7 @@ def solve_phrase(solve_step: int | None, steps: int) -> str:
 
 
 def lstm_bijection_words(lstm_mae: float, routing_mae: float, floor_mae: float) -> dict[str, str]:
-    """The heading and the relation of the LSTM on bijections: it "lags" when its MAE (bits) is
+    """The relation of the LSTM on bijections: it is "well behind" when its MAE (bits) is
     more than twice ``routing_mae`` (the worse of the transformer and the Mamba), and sits "far
     below" the MLP's floor ``floor_mae`` when under half of it."""
     lags = lstm_mae > 2 * routing_mae
@@ -58,8 +58,7 @@ def lstm_bijection_words(lstm_mae: float, routing_mae: float, floor_mae: float) 
                 else "it is level with the transformer and the Mamba")
     relation += (", though far below the MLP's floor" if lstm_mae < floor_mae / 2
                  else ", and not far below the MLP's floor")
-    return {"lstm_bijection_heading": "the LSTM lags" if lags else "the LSTM keeps up",
-            "lstm_bijection_relation": relation}
+    return {"lstm_bijection_relation": relation}
 
 
 def recall_words(solved: dict[str, int], n_seeds: int, n_pairs: int,
