@@ -139,7 +139,6 @@ tables.settling_table(res)
 
 # %%
 fresh = ext.fresh_sequences(res, settings, seed)
-glue_each(fresh.phrases)
 tables.fresh_table(res)
 
 # %%

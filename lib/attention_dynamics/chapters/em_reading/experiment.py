@@ -59,8 +59,7 @@ class EmReadingRun:
     def phrases(self) -> dict[str, object]:
         """Everything the page glues beside the recorded metrics (phrases and tables), by name."""
         glued = {}
-        for part in (self.reproduction, self.paths, self.settling, self.fresh, self.em,
-                     self.exact):
+        for part in (self.reproduction, self.paths, self.settling, self.em, self.exact):
             glued |= part.phrases
         return glued | {"deep_variant_table": self.deep}
 

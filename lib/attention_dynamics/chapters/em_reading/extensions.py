@@ -7,7 +7,7 @@ returns what the figures and tables need. Losses are in nats.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,7 +15,6 @@ import torch
 
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.em_reading.reproduction import Chain
-from attention_dynamics.chapters.em_reading.words import SHORT, on_seeds, order_words
 from attention_dynamics.chapters.progress import training_run
 from attention_dynamics.measures.settling import jitter_aware_settling_step
 from attention_dynamics.measures.trajectories import relative_fall, settling_step
@@ -65,7 +64,6 @@ class Fresh:
         smoothed: the same on trajectories averaged over ``window`` records.
         window: the records averaged over (a tenth of the run).
         runs: each schedule's runs, as a slice of the run axis.
-        phrases: text glued into the page, by glue name.
     """
 
     history: FreshHistory
@@ -74,7 +72,6 @@ class Fresh:
     smoothed: ProbeSettling
     window: int
     runs: dict[str, slice]
-    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def half_way_steps(settling: ProbeSettling, runs: slice) -> tuple[torch.Tensor, torch.Tensor]:
@@ -97,17 +94,13 @@ def settled_steps(settling: ProbeSettling, runs: slice, window: int
 
 def record_order(results: Results, prefix: str, steps: tuple[torch.Tensor, torch.Tensor],
                  when: str = "half") -> None:
-    """Record, under ``prefix``, the mean steps (``when``: ``half`` for half-way, ``settle``
-    for settled, whose extremes and per-seed values are recorded too) of the attention and of
-    the values, ``steps`` ``(R,)`` each, and the seeds (and their share) on which the
-    attention's comes first."""
+    """Record, under ``prefix``, the steps (``when``: ``half`` for half-way, ``settle`` for
+    settled) of the attention and of the values, ``steps`` ``(R,)`` each, as their mean,
+    extremes and per-seed values, and the seeds (and their share) on which the attention's
+    comes first."""
     att, val = steps
     for part, values in (("attention", att), ("values", val)):
-        name = f"{prefix}_{part}_{when}_step"
-        if when == "settle":
-            results.record_spread(name, values.double())
-        else:
-            results.record(name, values.double().mean())
+        results.record_spread(f"{prefix}_{part}_{when}_step", values.double())
     results.record(f"{prefix}_attention_first_seeds", (att < val).sum())
     results.record(f"{prefix}_values_first_seeds", (val < att).sum())
     results.record(f"{prefix}_attention_first_share", (att < val).double().mean())
@@ -181,25 +174,7 @@ def fresh_sequences(results: Results, settings: dict, seed: int) -> Fresh:
             for part, series in [("attention", raw.attention_remaining),
                                  ("values", raw.value_remaining)]:
                 results.record(f"fresh_{name}_{part}_remaining_{when}", series[k, r].mean())
-    return Fresh(fresh, probe, raw, smoothed, window, runs,
-                 fresh_phrases(results, len(seeds), list(runs)))
-
-
-def fresh_phrases(results: Results, n_seeds: int, names: list[str]) -> dict[str, str]:
-    """The page's phrases on the order of settling on fresh sequences, from the recorded counts
-    of attention-first seeds: each schedule's share of seeds whose attention settles first,
-    against one half, as the report judges it, and beside it who is half-way first."""
-    window_steps = int(results.metrics["fresh_settling_window_steps"])
-    settled, smoothed, raw = ({name: int(results.metrics[f"fresh_{name}{kind}_attention_first_seeds"])
-                               for name in names} for kind in ("_settled", "_smoothed", ""))
-    order = (f"the attention settles first {on_seeds(settled['em'], n_seeds)} under EM-like and "
-             f"{on_seeds(settled['sgd'], n_seeds)} under SGD (it is half-way first on "
-             f"{smoothed['em']} and {smoothed['sgd']} of {n_seeds} seeds on trajectories "
-             f"averaged over {window_steps} steps, on {raw['em']} and {raw['sgd']} unaveraged)")
-    conclusion = ", and ".join(
-        f"under {SHORT[name]} {order_words(settled[name], n_seeds)} (the attention "
-        f"first {on_seeds(settled[name], n_seeds, bracket=False)})" for name in ("em", "sgd"))
-    return {"fresh_order_phrase": order, "fresh_order_conclusion": conclusion}
+    return Fresh(fresh, probe, raw, smoothed, window, runs)
 
 
 def sweep_configs(multipliers: list[float]) -> dict[str, dict[str, float]]:

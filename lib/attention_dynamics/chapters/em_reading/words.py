@@ -9,10 +9,10 @@ SHORT = {"sgd": "SGD", "em": "EM-like"}
 """The schedules' short names, by key."""
 
 
-def on_seeds(k: int, n: int, bracket: bool = True) -> str:
+def on_seeds(k: int, n: int) -> str:
     """``k`` of ``n`` seeds in a claim's direction, in words, with the one-sided 95 % bounds
     of the share (the two-sided 90 % Clopper-Pearson interval): decided when they exclude one
-    half. ``bracket``: the bounds in brackets, else after a comma.
+    half.
 
     >>> on_seeds(5, 5)
     'on every seed (one-sided 95 % bounds 0.55-1.00)'
@@ -21,15 +21,4 @@ def on_seeds(k: int, n: int, bracket: bool = True) -> str:
     count = "every seed" if k == n else "no seed" if k == 0 else f"{k} of {n} seeds"
     undecided = "" if low > 0.5 or high < 0.5 else ", too few to decide"
     bounds = f"one-sided 95 % bounds {low:.2f}-{high:.2f}{undecided}"
-    return f"on {count} ({bounds})" if bracket else f"on {count}, {bounds}"
-
-
-def order_words(k: int, n: int) -> str:
-    """The order of settling that ``k`` of ``n`` attention-first seeds show, as the ledger
-    reads them (the one-sided 95 % bounds of the share against one half)."""
-    low, high = clopper_pearson(k, n, DIRECTIONAL_LEVEL)
-    if low > 0.5:
-        return "the attention settles before the values"
-    if high < 0.5:
-        return "the attention does not settle first"
-    return "no clear order shows"
+    return f"on {count} ({bounds})"
