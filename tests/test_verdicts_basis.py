@@ -633,7 +633,8 @@ def test_an_effect_that_the_runs_setting_gives_by_itself_is_partly():
                     carried_by=beyond)
     assert (made.verdict, made.basis) == ("partly", "evidence for")
     assert made.reason == ("a tenfold rate lengthens paths by itself; over that, the effect is "
-                           "0.40 on the lowest seed (1: all of it the setting's)")
+                           "0.40 on the lowest seed (1 or below: no more than the setting "
+                           "gives by itself)")
     assert "every seed" in made.would_change
     metrics["over_setting_min"] = 1.2   # beyond the setting on every seed
     assert decision(BeatsNull(at_most=False), 3.2, Null("ratio 1", value=1.0), metrics,

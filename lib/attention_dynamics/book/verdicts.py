@@ -820,7 +820,7 @@ class BeyondTheSetting:
         if value > 1:
             return None
         return (f"{self.setting}; over that, the effect is {value:.2f} on the lowest seed "
-                "(1: all of it the setting's)")
+                "(1 or below: no more than the setting gives by itself)")
 
     def would_decide(self) -> str:
         """What would make the verdict reproduced."""
