@@ -28,10 +28,15 @@ seed = 0
 import os
 import time
 
-import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
+from attention_dynamics.book.benchmark_summary import (
+    FIGURE_CAPTION,
+    REGENERATION,
+    goal_summary,
+    ratios_figure,
+)
 from attention_dynamics.book.benchmarking import (
     diagnostics_benchmark,
     mamba_scan_benchmark,
@@ -40,13 +45,12 @@ from attention_dynamics.book.benchmarking import (
     transformer_step_benchmark,
 )
 from attention_dynamics.book.notebook import glue_each, setup_notebook
-from attention_dynamics.book.plotting import COLUMN_INCHES, show_figure
+from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.book.results import (
     BUILD_START_VARIABLE,
     load_build_results,
     notebooks_before,
 )
-from attention_dynamics.book.verdicts import VERDICTS, Bound
 from attention_dynamics.models import TransformerConfig
 from attention_dynamics.runtime import select
 
@@ -97,7 +101,7 @@ res.record(
 )
 res.record("diagnostics_length", settings["diag_length"])
 res.record("diagnostics_pairs", diag["pairs"])
-glue_each(  # chapter 1 quotes these: this page runs alone, the chapters share the CPUs
+glue_each(
     {
         f"bench_{name}": res.metrics[name]
         for name in (
@@ -226,60 +230,13 @@ pd.Series(times, name="wall time (s)", dtype=float).to_frame()
 # each goal as a bar's tick.
 
 # %%
-GOALS = {
-    "diagnostics overhead (diagnosed / plain step)": Bound(1.3),
-    "diagnostics vs per-score autograd": Bound(50.0, at_most=False),
-    "sampler + exact predictive vs per-sequence loop": Bound(20.0, at_most=False),
-    "transformer step, torch encoder / ours": Bound(1.0, at_most=False),
-    "book regeneration until this notebook (s)": Bound(900.0),
-}
 if "quick_book_wall_time_s" in res.metrics:
-    rows["book regeneration until this notebook (s)"] = res.metrics[
-        "quick_book_wall_time_s"
-    ]
-summary = pd.DataFrame(
-    {
-        "measured": rows,
-        "goal": {name: goal.describe() for name, goal in GOALS.items() if name in rows},
-        "meets the goal": {
-            name: ("yes" if GOALS[name].judge(value) == VERDICTS[0] else "no")
-            if name in GOALS
-            else ""
-            for name, value in rows.items()
-        },
-    }
-)
-summary.fillna("")
+    rows[REGENERATION] = res.metrics["quick_book_wall_time_s"]
+summary = goal_summary(rows)
+summary
 
 # %%
-ratios = {name: value for name, value in rows.items() if not name.endswith("(s)")}
-fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 0.45 * len(ratios) + 1.2))
-names = list(ratios)[::-1]  # the first row on top
-colours = {"yes": "C2", "no": "C3", "": "0.6"}
-ax.barh(
-    names,
-    [ratios[n] for n in names],
-    color=[colours[summary.loc[n, "meets the goal"] or ""] for n in names],
-)
-for k, name in enumerate(names):
-    if name in GOALS:
-        ax.plot(GOALS[name].bound, k, "k|", ms=16, mew=2)
-ax.axvline(1.0, color="0.3", lw=0.8)
-ax.set_xscale("log")
-ax.set_xlabel("ratio (log scale)")
-ax.legend(
-    handles=[
-        plt.Rectangle((0, 0), 1, 1, color=colours[key], label=label)
-        for key, label in [
-            ("yes", "meets its goal"),
-            ("no", "misses it"),
-            ("", "no goal"),
-        ]
-    ]
-    + [plt.Line2D([], [], color="k", marker="|", ls="", ms=12, mew=2, label="goal")],
-    loc="lower right",
-)
-show_figure("fig_benchmark_ratios", fig)
+show_figure("fig_benchmark_ratios", ratios_figure(summary), caption=FIGURE_CAPTION)
 
 # %%
 _ = res.save()

@@ -225,10 +225,15 @@ def test_every_page_carries_the_build_banner(built_book):
                          r"commit).* · profile quick .* · device cpu", text), page.name
 
 
-def test_notebook_figures_carry_their_chapters_alt_text(built_book):
+def test_notebook_figures_carry_their_chapters_alt_text_and_a_caption(built_book):
     for page in sorted((built_book / "html" / "notebooks").glob("*.html")):
-        alts = re.findall(r'<img [^>]*alt="([^"]*)"', page.read_text())
+        html = page.read_text()
+        alts = re.findall(r'<img [^>]*alt="([^"]*)"', html)
         assert all(alt and not alt.endswith(".png") for alt in alts), (page.name, alts)
+        # every figure in a figure with its caption (the chapter's, or the notebook's own)
+        captioned = re.findall(r"<figure[^>]*>(?:(?!</figure>).)*?<img (?:(?!</figure>).)*?"
+                               r"<figcaption>", html, re.S)
+        assert len(captioned) == len(alts), (page.name, len(captioned), len(alts))
     chapter_one = (built_book / "html" / "notebooks" / "score_gradient.html").read_text()
     assert 'alt="Three heat maps of the compatibility, advantage and score-gradient' in chapter_one
 

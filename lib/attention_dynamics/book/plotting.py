@@ -92,9 +92,13 @@ def panel_grid(n_panels: int, columns: int = 2, panel_size: tuple[float, float] 
     return fig, flat[:n_panels]
 
 
-def show_figure(name: str, fig: matplotlib.figure.Figure) -> None:
+def show_figure(name: str, fig: matplotlib.figure.Figure, caption: str | None = None) -> None:
     """Save ``fig`` as ``<figures dir>/<name>.png`` (:func:`figures_dir`), display it in the
-    notebook, close it. Returns nothing, so that a cell ending with it shows only the figure."""
+    notebook, close it. Returns nothing, so that a cell ending with it shows only the figure.
+
+    ``caption`` (MyST markdown, the title in bold first) goes with the displayed figure as its
+    output's metadata, for the book's page to show under it; a figure that a chapter page
+    also shows takes that page's caption instead and needs none here."""
     if not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"name must hold only letters, digits, '_' and '-'; got {name!r}")
     folder = figures_dir()
@@ -104,7 +108,7 @@ def show_figure(name: str, fig: matplotlib.figure.Figure) -> None:
     if "ipykernel" in sys.modules:
         from IPython.display import display
 
-        display(fig)
+        display(fig, metadata={"caption": caption} if caption else None)
     plt.close(fig)
 
 
