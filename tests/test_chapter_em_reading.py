@@ -97,6 +97,10 @@ def test_metrics_by_schedule_reads_each_schedules_metrics(tmp_path):
     assert table.loc["ab", "sgd"] == 3.0 and math.isnan(table.loc["ab", "em"])
     fresh = tables.metrics_by_schedule(results, "fresh_", ("sgd", "em"))
     assert fresh.loc["a"].tolist() == [4.0, 5.0] and list(fresh.index) == ["a"]
+    # a spread's per-seed values stay out of the tables; its mean and extremes stay in
+    results.record_spread("sgd_a_step", torch.tensor([1.0, 3.0]))
+    spread = tables.metrics_by_schedule(results, "", ("sgd",), ("step",))
+    assert spread["sgd"].to_dict() == {"a_step": 2.0, "a_step_min": 1.0, "a_step_max": 3.0}
 
 
 def test_em_checks_of_heads_that_read_nothing():

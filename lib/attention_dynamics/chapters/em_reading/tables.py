@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,14 +22,20 @@ PATH_MEASURES = ("length", "displacement", "straightness", "persistence")
 """The measures of the value prototypes' paths (``measures.trajectories.PathSummary``)."""
 
 
+PER_SEED = re.compile(r"_seed\d+$|_n_seeds$")
+"""The names of the per-seed values a spread is recorded with (``Results.record_seeds``)."""
+
+
 def metrics_by_schedule(results: Results, prefix: str, names: Iterable[str],
                         wanted: Sequence[str] = ("",)) -> pd.DataFrame:
     """The recorded metrics ``{prefix}{name}_...`` whose name holds one of ``wanted``, a column
-    per schedule ``name`` (a row per metric, named without ``{prefix}{name}_``)."""
+    per schedule ``name`` (a row per metric, named without ``{prefix}{name}_``); each seed's
+    own values are left out (their mean and extremes stay)."""
     return pd.DataFrame({
         name: {key.removeprefix(f"{prefix}{name}_"): value
                for key, value in results.metrics.items()
-               if key.startswith(f"{prefix}{name}_") and any(w in key for w in wanted)}
+               if key.startswith(f"{prefix}{name}_") and any(w in key for w in wanted)
+               and not PER_SEED.search(key)}
         for name in names
     })
 
