@@ -79,9 +79,9 @@ class CapacityControls:
                           for name in ("coupled", *SEQUENTIAL_CONDITIONS))
         return (f"recombined halves: prototype {self.recombined[-1].mean():.3f}, loss "
                 f"{self.recombined_loss[-1].mean():.3f}\n"
-                f"final prototype: {shown}; coupled at the switch {at_switch:.3f}\n"
-                f"coupled - better sequential order per seed: "
-                f"{numbers(self.margin.numpy())}; share of the lead "
+                f"final prototype: {shown}\ncoupled at the switch {at_switch:.3f}\n"
+                f"coupled - better sequential order per seed:\n  "
+                f"{numbers(self.margin.numpy())}\nshare of the lead "
                 f"recovered by the sequential pass: {self.share:.2f}")
 
 
@@ -185,8 +185,8 @@ class SymmetricStart:
         """The coupled run against the controls, in words."""
         coupled = self.proto[-1, :, self.run.condition("coupled")].mean()
         return (f"symmetric state: coupled {coupled:.3f}, controls at most "
-                f"{format_number(self.largest_control, 2)}; values frozen: tilt(end) / tilt(switch) = "
-                f"{self.tilt_ratio:.3f}; coupled spread e-fold every {self.efold_steps:.1f} steps")
+                f"{format_number(self.largest_control, 2)}\nvalues frozen: tilt(end) / tilt(switch) = "
+                f"{self.tilt_ratio:.3f}\ncoupled spread e-fold every {self.efold_steps:.1f} steps")
 
 
 def symmetric_start(results: Results, config: ToyConfig, seeds: list[int], device: torch.device,

@@ -144,7 +144,7 @@ class Conditions:
                          f"{final_routing[:, c].mean():.3f} ± {final_routing[:, c].std():.3f}   "
                          f"loss {self.run.loss[-1, :, c].mean():.3f}")
         lines.append(f"coupled beats both ablations in {int((self.margin > 0).sum())} of "
-                     f"{len(self.run.seeds)} seeds; coupled passes the ablations' final level at "
+                     f"{len(self.run.seeds)} seeds\ncoupled passes the ablations' final level at "
                      f"step {self.passes}")
         return "\n".join(lines)
 
@@ -225,8 +225,8 @@ class UniformStart:
     def summary(self) -> str:
         """The numbers in words."""
         return "\n".join([
-            f"one value step at uniform attention: |dA| / |A| >= {format_number(self.smallest_change)}; "
-            f"dA - curvature part: {format_number(self.non_curvature, 2)}; spread over queries: "
+            f"one value step at uniform attention: |dA| / |A| >= {format_number(self.smallest_change)}",
+            f"  dA - curvature part: {format_number(self.non_curvature, 2)}, spread over queries: "
             f"{format_number(self.query_spread, 2)}",
             f"routing frozen uniform: value differences drift by {format_number(self.drift, 2)}, final loss "
             f"{self.loss:.4f} nats",
@@ -303,7 +303,7 @@ class FirstOrderCheck:
     def summary(self) -> str:
         """The relative errors, step size by step size."""
         return "\n".join(f"{label} relative error, feedback + curvature: "
-                         f"{numbers(total)};  feedback only: {numbers(feedback)}"
+                         f"{numbers(total)}\n  feedback only: {numbers(feedback)}"
                          for label, (total, feedback) in self.errors.items())
 
 
@@ -349,9 +349,9 @@ class FeedbackAlignment:
     def summary(self) -> str:
         """Each part's seed-mean alignment at the start, at its maximum and at the end."""
         means = {part: series.mean(dim=1) for part, series in self.alignment.items()}
-        parts = ", ".join(f"{part}: start {m[0]:.3f}, max {m.max():.3f}, end {m[-1]:.3f}"
+        parts = "\n".join(f"{part}: start {m[0]:.3f}, max {m.max():.3f}, end {m[-1]:.3f}"
                           for part, m in means.items())
-        return (f"{parts}\nfeedback alignment first positive at step {self.first_positive}; "
+        return (f"{parts}\nfeedback alignment first positive at step {self.first_positive}\n"
                 f"net alignment peaks at step {self.peak_step}")
 
 
