@@ -126,6 +126,9 @@ def test_a_control_by_construction_keeps_its_verdict_but_is_counted_apart():
     assert metrics["claims_basis_control_by_construction"] == 1
     text = report.summary_text(ledger)
     assert "**2 claims" in text and "1 controls by construction (rows 3;" in text
+    decided = {"em_reading": results["em_reading"] | {"profile": "decide", "stale": False}}
+    decide_ledger = report.build_ledger([EXACT, LOWER, control], results, decided)
+    assert "Of its 2 rows (1 claims and 1 controls)" in report.provenance_text(decide_ledger)
     labels = [label.get_text() for label in report.claims_figure(ledger).axes[0].get_yticklabels()]
     assert labels[-1] == "3 (ch. 3, quick, control)"
     with pytest.raises(ValueError, match="control must say why"):

@@ -239,14 +239,16 @@ def provenance_text(ledger: Ledger) -> str:
     if not ledger.decided:
         return "No `decide` results are kept with these sources (`make decide` writes them)."
     decide_table = ledger.decide_table
+    bases = tally(decide_table.to_dict("records"))
+    controls = bases["control by construction"]
     stale = [name for name, content in ledger.decided.items() if content["stale"]]
     return (
         "**The `decide` profile** ran the experiments that the quick profile leaves undecided "
         "for budget, longer and on more seeds, once, on two CPU cores (`make decide`); its "
         "results files are kept with the sources and judged here by the same rules, in the "
-        f"table's *decide* column. Of its {len(decide_table)} claims: "
-        + ", ".join(f"{count} {basis}"
-                    for basis, count in tally(decide_table.to_dict("records")).items())
+        f"table's *decide* column. Of its {len(decide_table)} rows "
+        f"({len(decide_table) - controls} claims and {controls} controls), what decides each: "
+        + ", ".join(f"{count} {basis}" for basis, count in bases.items())
         + "."
         + " A results file is *current* when every library file that its notebook imported "
         "to make results (the modules of `attention_dynamics` outside "
