@@ -197,7 +197,7 @@ for length in settings["scan_lengths"]:
     res.record(f"mamba_chunked_speedup_T{length}", scan["chunked_speedup"], timing=True)
     rows[f"Mamba scan at T = {length}, sequential / chunked"] = scan["chunked_speedup"]
     scan_rows[length] = scan
-pd.DataFrame(scan_rows).T.rename_axis("T")
+pd.DataFrame(scan_rows).T.rename(index=lambda length: f"T = {length}")
 
 # %% [markdown]
 # ## Regenerating the book
