@@ -373,18 +373,16 @@ def test_the_em_reading_checks_and_the_block_coordinate_baseline(results):
 
 
 @pytest.mark.slow
-def test_on_fresh_sequences_the_attention_sharpens_and_nothing_is_memorised(results):
+def test_the_fresh_sequence_records_are_consistent(results):
+    # what the fresh-sequence runs record, checked for consistency (how far the attention
+    # sharpens and whether the gap falls are outcomes, which the page states by glued numbers)
     m = results["em_reading"]["metrics"]
     for name in ("sgd", "em"):
-        # the regime the two-timescale claim needs: attention well off uniform, on its symbol
-        assert m[f"fresh_{name}_attention_uniformity_final"] < 0.8
-        assert m[f"fresh_{name}_attention_uniformity_init"] > 0.9
-        assert m[f"fresh_{name}_symbol_routing_final"] > 2 * m[f"fresh_{name}_symbol_routing_init"]
-        # the page: the held-out gap falls and ends within a tenth of its fall of its lowest
-        final = m[f"fresh_{name}_heldout_gap_to_bayes_final"]
-        start, lowest = m[f"fresh_{name}_heldout_gap_to_bayes_init"], m[f"fresh_{name}_heldout_gap_min"]
-        assert final < start
-        assert final - lowest < 0.1 * (start - lowest)
+        for when in ("init", "final"):
+            assert 0 < m[f"fresh_{name}_attention_uniformity_{when}"] <= 1 + 1e-9
+        lowest = m[f"fresh_{name}_heldout_gap_min"]
+        for when in ("init", "final"):  # the lowest along the run is no higher than any record
+            assert lowest <= m[f"fresh_{name}_heldout_gap_to_bayes_{when}"] + 1e-12
         # the gradient ratio: positive, and no record's seed mean is above the recorded
         # maximum over records (whether it fades is the ledger's; what the ratio measures is
         # test_the_gradient_ratio_of_constructed_heads)
@@ -408,13 +406,14 @@ def test_on_fresh_sequences_the_attention_sharpens_and_nothing_is_memorised(resu
 
 
 @pytest.mark.slow
-def test_the_sweep_finds_the_stability_edge_and_the_deep_variant_is_skipped(results):
+def test_the_sweep_rescales_time_and_the_deep_variant_is_skipped(results):
     metrics = results["em_reading"]["metrics"]
-    assert metrics["sweep_speedup_all_x10"] == pytest.approx(10, rel=0.05)  # gradient-flow time
-    assert metrics["sweep_speedup_routing_x10"] > metrics["sweep_speedup_value_x10"] > 1
-    # no spike below the first-order edge of W_V, one above it
-    assert metrics["sweep_largest_smooth_multiplier"] < metrics["value_edge_multiplier_max"]
-    assert metrics["sweep_first_spike_multiplier"] > metrics["value_edge_multiplier_min"]
+    # every rate ten times larger is gradient flow's time rescaled (an identity in the
+    # small-step limit, so a check of the sweep's step counting); how the groups and the
+    # multipliers compare, and where the loss spikes, are outcomes the page states by glue
+    assert metrics["sweep_speedup_all_x10"] == pytest.approx(10, rel=0.05)
+    assert metrics["sweep_largest_smooth_multiplier"] < metrics["sweep_first_spike_multiplier"]
+    assert metrics["value_edge_multiplier_min"] <= metrics["value_edge_multiplier_max"]
     assert metrics["deep_variant_seeds"] == 0 and "deep_heldout_loss" not in metrics
 
 

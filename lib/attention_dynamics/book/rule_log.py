@@ -921,6 +921,22 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "on 1.5 % of the authors' sequences, short of the 20 % from which a failure counts)",
         {"routing-gradients-fade": ("5245b74780e4acbd", "5f1fc2b526296397")},
     ),
+    RuleChange(
+        "2026-12-07",
+        "after 14a21e5",
+        ("attention-first-authors-setting",),
+        "what would decide it: the authors' deep variant, if its attention sharpens, on 6 "
+        "seeds (the paper profile runs it)",
+        "the same guard and rule; what would decide it: the authors' deep variant, if its "
+        "attention sharpens, on 6 seeds with its attention and values recorded over training, "
+        "which no profile of this book runs (the paper profile records only its final losses, "
+        "entropies and accuracies, on 5 seeds)",
+        "the referee refused the row: its 'would change it' named a run that the book does not "
+        "make (the paper profile trains the deep variant but measures no order of settling)",
+        "inconclusive (decide: 0 of 12 seeds; the attention stayed near uniform)",
+        "inconclusive (decide: the same numbers and reason)",
+        {"attention-first-authors-setting": ("083ee155f02b6061", "3e4f52af9d047b1c")},
+    ),
 )
 """Every logged change of a rule, oldest first (the report's "Rule changes" table shows them).
 
