@@ -937,6 +937,21 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "inconclusive (decide: the same numbers and reason)",
         {"attention-first-authors-setting": ("083ee155f02b6061", "3e4f52af9d047b1c")},
     ),
+    RuleChange(
+        "2026-12-07",
+        "after 7b7e95a",
+        ("attention-first-authors-setting",),
+        "what would decide it: the deep variant's run, judged by this row's half-way measure",
+        "the same guard and rule; what would decide it: the deep variant's run with the order "
+        "timed as the fresh-sequence rows time it (settling against the end window's jitter); "
+        "the half-way measure stands only while the guard withholds the verdict",
+        "the referee refused the row again: the half-way measure is the one the ledger dropped "
+        "for rows 17 and 18 ('half-way first' is not 'settles first'), so a deciding run must "
+        "not be judged by it; the guard fires before the measure, so no verdict depends on it",
+        "inconclusive (decide: 0 of 12 seeds; the attention stayed near uniform)",
+        "inconclusive (decide: the same numbers and reason)",
+        {"attention-first-authors-setting": ("3e4f52af9d047b1c", "af44c0b661ce2875")},
+    ),
 )
 """Every logged change of a rule, oldest first (the report's "Rule changes" table shows them).
 
