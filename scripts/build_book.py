@@ -49,7 +49,7 @@ from book_build.downloads import build_wheel, write_downloads
 from book_build.execution import execute_all
 from book_build.schedule import expected_seconds, longest_first, nice_levels
 from book_build.staging import publish, render_html, ship_wheel, stage_sources, write_banner
-from book_build.tidy import figure_alt_texts
+from book_build.tidy import page_figures
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -117,7 +117,7 @@ def build(argv: list[str] | None = None) -> None:
     os.environ[BUILD_START_VARIABLE] = str(time.time())
     os.environ[FIGURES_DIR_VARIABLE] = str(src / "book" / "figures")
 
-    alt_texts = figure_alt_texts(src / "book")
+    figures = page_figures(src / "book")
     parts = book_notebook_parts(ROOT / "_toc.yml")
     if args.only:
         names = [name for part in parts for name in part]
@@ -129,10 +129,10 @@ def build(argv: list[str] | None = None) -> None:
     for index, part in enumerate(parts):
         if index == 0:  # side by side, shares weighted so that they end together
             seconds = expected_seconds(part, output / "results", args.profile)
-            execute_all(longest_first(seconds), src, args, alt_texts,
+            execute_all(longest_first(seconds), src, args, figures,
                         jobs=args.jobs or len(part), nice=nice_levels(seconds))
         else:
-            execute_all(part, src, args, alt_texts, jobs=1)
+            execute_all(part, src, args, figures, jobs=1)
 
     built = {"results": results, "notebooks": src / "notebooks", "figures": src / "book" / "figures"}
     if not args.only:

@@ -4,8 +4,8 @@ caption, each figure a captioned figure of its own on the page."""
 import nbformat
 
 from book_build.tidy import (
-    figure_alt_texts,
     figure_caption,
+    page_figures,
     split_out_figure,
     tidy_executed_notebook,
 )
@@ -49,7 +49,7 @@ def _table_output():
 
 def test_the_pages_give_each_figure_its_alt_text_caption_and_label(tmp_path):
     (tmp_path / "chapter.md").write_text(PAGE)
-    figures = figure_alt_texts(tmp_path)
+    figures = page_figures(tmp_path)
     one, two = figures["fig_one"], figures["fig_two"]
     assert (one.alt, one.label, one.page) == ("Two panels of curves", "fig-one", "chapter")
     assert one.caption == "**The first figure.** Left: one thing; right: another."
@@ -93,11 +93,11 @@ def test_tidying_captions_page_figures_and_the_notebooks_own(tmp_path):
     notebook.cells = [parameters, shown, own, bare]
     path = tmp_path / "n.ipynb"
     nbformat.write(notebook, path)
-    tidy_executed_notebook(path, figure_alt_texts(pages))
+    tidy_executed_notebook(path, page_figures(pages))
     cells = nbformat.read(path, as_version=4).cells
     assert "remove-cell" in cells[0].metadata["tags"]
     captions = [c.metadata.get("mystnb", {}).get("figure", {}).get("caption") for c in cells]
-    assert captions == [None, None, figure_caption(figure_alt_texts(pages)["fig_one"]), None,
+    assert captions == [None, None, figure_caption(page_figures(pages)["fig_one"]), None,
                         "**Own.** Its words.", None]
     assert cells[2].metadata["mystnb"]["image"] == {"alt": "Two panels of curves"}
     assert cells[5].metadata["mystnb"]["image"] == {"alt": "Figure: bare"}  # no page, no caption

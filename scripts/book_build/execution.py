@@ -12,7 +12,7 @@ from pathlib import Path
 
 from book_build import KERNEL, ROOT, BuildError
 from book_build.schedule import available_cpus
-from book_build.tidy import tidy_executed_notebook
+from book_build.tidy import PageFigure, tidy_executed_notebook
 
 
 class ProgressLines:
@@ -52,10 +52,10 @@ def kernel_at_nice_level(folder: Path, nice: int) -> str:
     return name
 
 
-def execute_notebook(name: str, src: Path, args: argparse.Namespace, alt_texts: dict[str, str],
+def execute_notebook(name: str, src: Path, args: argparse.Namespace, figures: dict[str, PageFigure],
                      nice: int = 0) -> float:
     """Convert ``notebooks/<name>.py`` to ``.ipynb`` in ``src``, execute it and tidy it for its
-    page (:func:`~book_build.tidy.tidy_executed_notebook` with ``alt_texts``); return seconds.
+    page (:func:`~book_build.tidy.tidy_executed_notebook` with ``figures``); return seconds.
 
     With ``nice`` > 0 (and a POSIX shell), the kernel runs at that nice level
     (:func:`kernel_at_nice_level`); the executed notebook names the plain kernel either way.
@@ -91,11 +91,11 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace, alt_texts: 
         raise BuildError(f"notebook {name} failed in cell {err.cell_index} "
                          f"(execution count {err.exec_count}): {err.ename}: {err.evalue}\n"
                          f"the partly executed notebook is {target}") from err
-    tidy_executed_notebook(target, alt_texts)
+    tidy_executed_notebook(target, figures)
     return time.perf_counter() - start
 
 
-def execute_and_report(name: str, src: Path, args: argparse.Namespace, alt_texts: dict[str, str],
+def execute_and_report(name: str, src: Path, args: argparse.Namespace, figures: dict[str, PageFigure],
                        nice: int = 0) -> None:
     """:func:`execute_notebook`, with a line before and after on standard output.
 
@@ -103,15 +103,15 @@ def execute_and_report(name: str, src: Path, args: argparse.Namespace, alt_texts
     """
     print(f"[build] executing notebooks/{name} (profile {args.profile}, device {args.device}, "
           f"seed {args.seed})", flush=True)
-    seconds = execute_notebook(name, src, args, alt_texts, nice)
+    seconds = execute_notebook(name, src, args, figures, nice)
     print(f"[build] notebooks/{name} done in {seconds:.1f} s", flush=True)
 
 
-def execute_all(names: list[str], src: Path, args: argparse.Namespace, alt_texts: dict[str, str],
+def execute_all(names: list[str], src: Path, args: argparse.Namespace, figures: dict[str, PageFigure],
                 jobs: int, nice: dict[str, int] | None = None) -> None:
     """Execute ``names``, ``jobs`` at a time in worker processes; stop at the first failure.
 
-    ``alt_texts`` are the figures' alt texts (:func:`~book_build.tidy.figure_alt_texts`);
+    ``figures`` are what the chapter pages give each figure (:func:`~book_build.tidy.page_figures`);
     ``nice`` gives the nice level of a notebook's kernel (default 0).
 
     A failure raises its :class:`BuildError` here as soon as it happens; leaving the pool
@@ -120,7 +120,7 @@ def execute_all(names: list[str], src: Path, args: argparse.Namespace, alt_texts
     """
     if jobs == 1 or len(names) < 2:
         for name in names:
-            execute_and_report(name, src, args, alt_texts)
+            execute_and_report(name, src, args, figures)
         return
     workers = min(jobs, len(names))
     # the kernels share the CPUs: without a cap, each would start one thread per CPU
@@ -130,7 +130,7 @@ def execute_all(names: list[str], src: Path, args: argparse.Namespace, alt_texts
     try:
         with multiprocessing.Pool(workers) as pool:
             pending = {name: pool.apply_async(execute_and_report,
-                                              (name, src, args, alt_texts,
+                                              (name, src, args, figures,
                                                (nice or {}).get(name, 0)))
                        for name in names}
             while pending:

@@ -24,7 +24,7 @@ class PageFigure:
     label: str
 
 
-def figure_alt_texts(pages: Path) -> dict[str, PageFigure]:
+def page_figures(pages: Path) -> dict[str, PageFigure]:
     """What the book's pages (``pages/*.md``) give each figure they show, by figure name."""
     found = {}
     for page in sorted(pages.glob("*.md")):
@@ -44,10 +44,10 @@ def figure_caption(figure: PageFigure) -> str:
     return f"{figure.caption} (Also shown {where}.)"
 
 
-def figure_alt_text(name: str, alt_texts: dict[str, PageFigure]) -> str:
-    """The alt text of the figure ``name``: the one its chapter page gives it, else its name in
-    words (without one, the page would show the image's hash)."""
-    figure = alt_texts.get(name)
+def figure_alt_text(name: str, figure: PageFigure | None) -> str:
+    """The alt text of the figure ``name``: the one its chapter page gives it (``figure``, None
+    where no page shows it), else its name in words (without one, the page would show the
+    image's hash)."""
     return (figure.alt if figure is not None and figure.alt
             else "Figure: " + name.removeprefix("fig_").replace("_", " "))
 
@@ -91,13 +91,13 @@ def split_out_figure(cell, caption: str) -> list:
     return [cell, figure, *after]
 
 
-def tidy_executed_notebook(path: Path, alt_texts: dict[str, str]) -> None:
+def tidy_executed_notebook(path: Path, figures: dict[str, PageFigure]) -> None:
     """Prepare the executed notebook at ``path`` for its page, reading and writing it once.
 
     - its parameters cells (its own and papermill's) are tagged ``remove-cell``: the page says
       which profile produced it, and two cells of settings say nothing more;
     - every figure a cell shows (``show_figure("name", fig)``) gets its alt text
-      (:func:`figure_alt_text`, from ``alt_texts`` as :func:`figure_alt_texts` reads them)
+      (:func:`figure_alt_text`, from ``figures`` as :func:`page_figures` reads them)
       and, where a chapter page shows it too, that page's caption and a link to it
       (:func:`split_out_figure`, :func:`figure_caption`);
     - the notebook names the plain Python kernel, whichever kernel spec ran it.
@@ -116,9 +116,9 @@ def tidy_executed_notebook(path: Path, alt_texts: dict[str, str]) -> None:
         if shown is None:
             cells.append(cell)
             continue
-        alt = figure_alt_text(shown.group(1), alt_texts)
+        figure = figures.get(shown.group(1))
+        alt = figure_alt_text(shown.group(1), figure)
         cell.metadata.setdefault("mystnb", {})["image"] = {"alt": alt}
-        figure = alt_texts.get(shown.group(1))
         caption = figure_caption(figure) if figure else own_caption(cell)
         cells += split_out_figure(cell, caption) if caption else [cell]
     notebook.cells = cells

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from attention_dynamics.book.plotting import COLUMN_INCHES, legend_outside
-from attention_dynamics.book.verdicts import VERDICTS, Bound
+from attention_dynamics.book.verdicts import REPRODUCED, Bound
 
 REGENERATION = "book regeneration until this notebook (s)"
 """The summary's row of the book's regeneration time (seconds, not a ratio)."""
@@ -46,7 +46,7 @@ def goal_summary(measured: dict[str, float]) -> pd.DataFrame:
     def meets(name: str, value: float) -> str:
         if name not in GOALS:
             return ""
-        return "yes" if GOALS[name].judge(value) == VERDICTS[0] else "no"
+        return "yes" if GOALS[name].judge(value) == REPRODUCED else "no"
 
     return pd.DataFrame({
         "measured": measured,

@@ -207,7 +207,8 @@ class TorchEncoderLM(nn.Module):
 
 def _diagnosed_transformer_loss(model: Transformer, tokens: torch.Tensor, targets: torch.Tensor
                                 ) -> tuple[torch.Tensor, list]:
-    """The training loss with every layer's record kept and its upstream gradient retained."""
+    """The training loss with every layer's record kept and the gradients its diagnostics
+    read retained (:func:`retain_for_diagnostics`)."""
     logits, record = model(tokens, return_record=True)
     for layer in record.attention:
         retain_for_diagnostics(layer)

@@ -240,7 +240,7 @@ def provenance_text(ledger: Ledger) -> str:
         return "No `decide` results are kept with these sources (`make decide` writes them)."
     decide_table = ledger.decide_table
     bases = tally(decide_table.to_dict("records"))
-    controls = bases["control by construction"]
+    controls = bases[CONTROL]
     stale = [name for name, content in ledger.decided.items() if content["stale"]]
     return (
         "**The `decide` profile** ran the experiments that the quick profile leaves undecided "
