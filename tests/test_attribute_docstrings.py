@@ -19,7 +19,7 @@ LIBRARY = Path(__file__).resolve().parents[1] / "lib" / "attention_dynamics"
 # this way (models/mamba.py VARIANTS, models/registry.py _SIZE_FIELD, sticky/training.py
 # OPTIMIZERS, toy_routing.py VALUE_UPDATES): they are to be reworded with the next decide run
 FILES = sorted((LIBRARY / "book").rglob("*.py")) + sorted(
-    (LIBRARY / "chapters" / "content_routing").glob("*.py"))  # chapter 5's, new since
+    (LIBRARY / "chapters" / "content_routing").glob("*.py")) + [LIBRARY / "dispatch.py"]
 
 
 def attribute_docstrings(tree: ast.Module):

@@ -19,9 +19,12 @@ LOWER = Claim("EM-like ends lower", "Paper II", "lower", "em_reading", "em_loss"
               Null("SGD", "sgd_loss"), BeatsNull(), key="em-lower")
 
 
+CHANGED = "code changed since: tasks/sticky_chain.py"
+
+
 def results_file(profile: str, metrics: dict, stale: bool = False) -> dict:
     return {"metrics": metrics, "profile": profile, "device": "cpu", "stale": stale,
-            "changed_modules": ["tasks/sticky_chain.py"] if stale else [], "date": "2026-12-05",
+            "stale_reasons": [CHANGED] if stale else [], "date": "2026-12-05",
             "commit": "0123456789abcdef", "versions": {"cpu_model": "test CPU"}}
 
 
@@ -37,12 +40,12 @@ def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
     assert list(ledger.headline["verdict"]) == ["reproduced", "reproduced"]
     assert list(ledger.table["verdict"]) == ["reproduced", "not reproduced"]
     assert ledger.decide_rows[0] is None and ledger.decide_rows[1]["verdict"] == "reproduced"
-    decided["em_reading"].update(stale=True, changed_modules=["tasks/sticky_chain.py"])
+    decided["em_reading"].update(stale=True, stale_reasons=[CHANGED])
     stale = report.build_ledger([EXACT, LOWER], quick_results(), decided)
     assert list(stale.headline["profile"]) == ["quick", "quick"]
     assert stale.headline.loc[2, "verdict"] == "not reproduced"
     library = report.provenance_table(stale).loc["em_reading", "library"]
-    assert library == "stale: changed since: tasks/sticky_chain.py"
+    assert library == "stale: code changed since: tasks/sticky_chain.py"
     assert "**Stale:**" in report.provenance_text(stale)
 
 

@@ -3,7 +3,6 @@
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 
 from attention_dynamics.book.results import (
@@ -87,7 +86,7 @@ def test_notebooks_before_follow_the_toc_inside_a_book_and_the_results_outside(t
 
 
 def test_library_fingerprint_follows_the_code_that_makes_results(tmp_path):
-    from attention_dynamics.book.results import library_fingerprint
+    from attention_dynamics.book.provenance import library_fingerprint
 
     (tmp_path / "book").mkdir()
     (tmp_path / "models.py").write_text("WIDTH = 64\n")
@@ -100,30 +99,12 @@ def test_library_fingerprint_follows_the_code_that_makes_results(tmp_path):
     assert len(before) == 16 and int(before, 16) >= 0
 
 
-def test_committed_profile_results_are_flagged_stale_when_the_library_changed(tmp_path):
-    import json
-
-    from attention_dynamics.book.results import library_fingerprint, load_profile_results
-
-    assert load_profile_results("decide", tmp_path) == {}
-    folder = tmp_path / "results" / "decide"
-    folder.mkdir(parents=True)
-    for name, fingerprint in (("fresh", library_fingerprint()), ("old", "0123456789abcdef")):
-        (folder / f"{name}.json").write_text(json.dumps(
-            {"notebook": name, "profile": "decide", "metrics": {},
-             "library_fingerprint": fingerprint}))
-    found = load_profile_results("decide", tmp_path)
-    assert found["fresh"]["stale"] is False and found["old"]["stale"] is True
-    with pytest.raises(ValueError, match="profile"):
-        load_profile_results("fast", tmp_path)
-
-
 def test_loaded_library_modules_list_what_was_imported_and_flag_what_changed(tmp_path,
                                                                               monkeypatch):
     import importlib
     import sys
 
-    from attention_dynamics.book.results import changed_library_modules, loaded_library_modules
+    from attention_dynamics.book.provenance import changed_library_modules, loaded_library_modules
 
     package = tmp_path / "fakepkg"
     (package / "book").mkdir(parents=True)
@@ -152,7 +133,7 @@ def test_loaded_library_modules_list_what_was_imported_and_flag_what_changed(tmp
 
 
 def test_the_runner_files_neither_count_nor_stale_a_result(tmp_path):
-    from attention_dynamics.book.results import (
+    from attention_dynamics.book.provenance import (
         RUNNER_FILES,
         changed_library_modules,
         library_fingerprint,
@@ -169,22 +150,3 @@ def test_the_runner_files_neither_count_nor_stale_a_result(tmp_path):
     assert library_fingerprint(tmp_path) == before
     assert changed_library_modules(recorded, tmp_path) == ["models.py"]   # the hash is made up
     assert {"cli.py", "chapters/__init__.py"} <= RUNNER_FILES
-
-
-def test_committed_results_with_a_module_list_are_stale_only_when_a_listed_file_changed(
-        tmp_path):
-    import json
-
-    from attention_dynamics.book.results import load_profile_results, loaded_library_modules
-
-    folder = tmp_path / "results" / "decide"
-    folder.mkdir(parents=True)
-    current = loaded_library_modules()["runtime.py"]
-    for name, digest in (("fresh", current), ("old", "0123456789abcdef")):
-        modules = {"runtime.py": digest}
-        (folder / f"{name}.json").write_text(json.dumps(
-            {"notebook": name, "profile": "decide", "metrics": {},
-             "library_fingerprint": "0123456789abcdef", "library_modules": modules}))
-    found = load_profile_results("decide", tmp_path)
-    assert found["fresh"]["stale"] is False and found["old"]["stale"] is True
-    assert found["old"]["changed_modules"] == ["runtime.py"]

@@ -3,7 +3,8 @@
 The package follows the book's pipeline, one layer per step; a module imports only from the
 layers above it in this list (the map, with a picture, is ``lib/attention_dynamics/README.md``):
 
-1. **tools**: :mod:`~attention_dynamics.validation` (argument checks),
+1. **tools**: :mod:`~attention_dynamics.dispatch` (the CPU dispatch pin, applied on import),
+   :mod:`~attention_dynamics.validation` (argument checks),
    :mod:`~attention_dynamics.runtime` (profile, device, seed, eval mode),
    :mod:`~attention_dynamics.timing`.
 2. **tasks with exact answers**: :mod:`~attention_dynamics.bayes` (log-space forward filter,
@@ -27,6 +28,10 @@ layers above it in this list (the map, with a picture, is ``lib/attention_dynami
 """
 
 from importlib.metadata import PackageNotFoundError, version
+
+from attention_dynamics.dispatch import pin_cpu_dispatch
+
+pin_cpu_dispatch()  # before torch computes anything: the same bits on every x86-64 with AVX2
 
 try:
     __version__ = version("attention-dynamics")

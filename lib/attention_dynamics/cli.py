@@ -93,6 +93,7 @@ def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, 
     chosen = module.settings(profile, n_seeds=seeds)
     resolved, _, results = setup_notebook(chapter, profile, device, seed)
     results.directory = Path(out)
+    results.use_settings(chosen, seeds)
     show_progress(None if quiet else sys.stderr)
     try:
         module.run(results, chosen, resolved, seed)

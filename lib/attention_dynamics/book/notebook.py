@@ -8,11 +8,14 @@ and the tables' number format set, and one CPU thread.
 One thread because the book's models and problems are small: on the two-core machines the
 book is built on, threads mostly wait for each other at every small operation (and stall when
 the build runs two notebooks side by side), and a single thread fixes the order of
-floating-point sums, so that a seed fixes every number.
+floating-point sums, so that a seed fixes every number. With the CPU dispatch pinned
+(:mod:`attention_dynamics.dispatch`) it fixes it on every x86-64 machine with AVX2; a run whose
+dispatch is not pinned says so with a warning.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -21,6 +24,7 @@ import torch
 from attention_dynamics.book.formatting import format_number, use_reader_number_format
 from attention_dynamics.book.plotting import use_book_style
 from attention_dynamics.book.results import Results, _glue
+from attention_dynamics.dispatch import dispatch_state, unpinned_warning
 from attention_dynamics.runtime import resolve_device, seed_everything
 
 
@@ -52,6 +56,8 @@ def setup_notebook(notebook: str, profile: str, device: str, seed: int) -> Noteb
     use_reader_number_format()
     if resolved.type == "cpu":
         torch.set_num_threads(1)
+        if (warning := unpinned_warning(dispatch_state())) is not None:
+            warnings.warn(warning, RuntimeWarning, stacklevel=2)
     return NotebookSetup(resolved, generator, results)
 
 

@@ -60,7 +60,7 @@ class Ledger:
         claims: the claims in the report's order (numbered from 1).
         found: this build's results, keyed by notebook.
         decided: the committed decide results, keyed by notebook (each with ``stale`` and
-            ``changed_modules``); empty when the build itself runs the decide profile.
+            ``stale_reasons``); empty when the build itself runs the decide profile.
         table: this build's row of every claim
             (:meth:`~attention_dynamics.book.verdicts.Claim.row`), indexed by number.
         decide_rows: each claim's row under the decide results, or None where they do not
@@ -215,11 +215,7 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
     """One row per decide results file: profile, date, commit, CPU, and whether it is current
     (or which library files changed since)."""
     def library(content: dict) -> str:
-        if not content["stale"]:
-            return "current"
-        if content["changed_modules"]:
-            return "stale: changed since: " + ", ".join(content["changed_modules"])
-        return "stale: the library changed since"
+        return "stale: " + "; ".join(content["stale_reasons"]) if content["stale"] else "current"
 
     return pd.DataFrame({
         notebook: {
@@ -250,14 +246,15 @@ def provenance_text(ledger: Ledger) -> str:
         f"({len(decide_table) - controls} claims and {controls} controls), what decides each: "
         + ", ".join(f"{count} {basis}" for basis, count in bases.items())
         + "."
-        + " A results file is *current* when every library file that its notebook imported "
-        "to make results (the modules of `attention_dynamics` outside "
-        "`attention_dynamics.book`, which only judges and shows them, and the command line that "
-        "only runs them) is the same now as when "
-        "the file was written; a current decide row is the claim's headline evidence. "
-        + (f" **Stale:** library code that made results has changed since {', '.join(stale)} "
-           "ran, so their rows are shown but the headline uses this build's; rerun "
-           "`make decide`." if stale else ""))
+        + " A results file is *current* while the library code that ran to make it (the "
+        "modules it had imported, compared by their code, so that comments and docstrings do "
+        "not count), its chapter's settings for its profile and the rules of the claims it "
+        "feeds are all what they were when it ran; a current decide row is the claim's "
+        "headline evidence, and a rerun that gives the same numbers to the bit certifies a "
+        "file (`make certify-decide-CHAPTER`). "
+        + (f" **Stale:** what made {', '.join(stale)} has changed since it "
+           "ran (the table below says what), so their rows are shown but the headline uses "
+           "this build's; rerun or certify them." if stale else ""))
 
 
 def _yardstick(claim: Claim, row: pd.Series, ledger: Ledger) -> float:

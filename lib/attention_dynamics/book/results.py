@@ -1,18 +1,18 @@
 """The results file of a notebook: its measured numbers and how they were produced.
 
-Each executed notebook writes ``<results dir>/<notebook>.json``::
+Each executed notebook (and each run of the command line) writes ``<results dir>/<notebook>.json``::
 
     {"notebook": ..., "profile": ..., "device": ..., "seed": ..., "wall_time_s": ...,
      "metrics": {name: number}, "timing_metrics": [names], "versions": {...}, "build_id": ...,
-     "date": ..., "commit": ..., "library_fingerprint": ..., "library_modules": {...}}
+     "date": ..., "commit": ..., "library_fingerprint": ..., "library_modules": {...},
+     "settings": {...}, "seeds_argument": ..., "claims": {key: fingerprint}}
 
 ``build_id`` names the book build that executed the notebook (``None`` for a run by hand), so
 the report pages can refuse a results file left over from an earlier build. ``date``,
-``commit``, ``library_fingerprint`` (:func:`library_fingerprint`) and ``library_modules``
-(:func:`loaded_library_modules`: each library file the notebook had imported, with its hash)
-say when and from what code it was produced, so that results kept with the sources (a profile
-run once and committed, :func:`load_profile_results`) are flagged stale when a file they were
-computed with has changed since, and only then.
+``commit``, ``library_modules``, ``settings`` and ``claims`` say when and from what it was
+produced (:mod:`~attention_dynamics.book.provenance`), so that results kept with the sources (a
+profile run once and committed, :func:`load_profile_results`) are flagged stale when what made
+them has changed since, and only then.
 
 Metrics listed in ``timing_metrics`` are machine-dependent (speeds, ratios of timings); every
 other metric is a deterministic function of the profile, device and seed. Each recorded
@@ -23,12 +23,9 @@ that the file holds.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import math
 import os
-import platform
-import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -38,7 +35,15 @@ import numpy as np
 import torch
 import yaml
 
-from attention_dynamics import __version__
+from attention_dynamics.book.provenance import (
+    claim_fingerprints,
+    environment_versions,
+    jsonable,
+    library_fingerprint,
+    loaded_library_modules,
+    source_commit,
+    stale_reasons,
+)
 from attention_dynamics.runtime import check_profile
 
 RESULTS_DIR_VARIABLE = "ATTENTION_DYNAMICS_RESULTS"
@@ -66,122 +71,6 @@ def results_dir() -> Path:
 def current_build_id() -> str | None:
     """The identifier of the book build in progress (``$ATTENTION_DYNAMICS_BUILD_ID``), if any."""
     return os.environ.get(BUILD_ID_VARIABLE) or None
-
-
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]
-"""The folder of the ``attention_dynamics`` package.
-
-:meta hide-value:
-"""
-
-
-RUNNER_FILES = frozenset({"__main__.py", "cli.py", "chapters/__init__.py", "chapters/progress.py"})
-"""The package's files that run chapters without making their numbers (the command line, the
-list of chapter names, the progress bars): a change to them leaves every results file current."""
-
-
-def _makes_results(relative: Path) -> bool:
-    """Whether the package file at ``relative`` path can change a result: not in the ``book``
-    subpackage, not one of :data:`RUNNER_FILES`."""
-    return relative.parts[0] != "book" and relative.as_posix() not in RUNNER_FILES
-
-
-def library_fingerprint(package: str | Path | None = None) -> str:
-    """SHA-256 (hex, first 16 digits) of the library code that produces results.
-
-    Every ``.py`` file of ``package`` (default: :data:`PACKAGE_ROOT`) except the ``book``
-    subpackage (the report's rules and the page helpers, which read results but do not make
-    them) and the :data:`RUNNER_FILES`, by relative path and content. Two results files with
-    the same fingerprint were computed by the same models, tasks, training and measures.
-    """
-    package = Path(package or PACKAGE_ROOT)
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        relative = path.relative_to(package)
-        if not _makes_results(relative):
-            continue
-        digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def _file_hash(path: Path) -> str:
-    """SHA-256 (hex, first 16 digits) of a file's bytes."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def loaded_library_modules(package: str | Path | None = None) -> dict[str, str]:
-    """The result-making library files imported so far in this process: ``{relative path:
-    hash}`` for every module in ``sys.modules`` whose file lies in ``package`` (default:
-    :data:`PACKAGE_ROOT`) outside its ``book`` subpackage and the :data:`RUNNER_FILES` (the
-    files that :func:`library_fingerprint` covers)."""
-    package = Path(package or PACKAGE_ROOT).resolve()
-    found = {}
-    for module in list(sys.modules.values()):
-        location = getattr(module, "__file__", None)
-        if location is None:
-            continue
-        path = Path(location).resolve()
-        if not path.is_relative_to(package):
-            continue
-        relative = path.relative_to(package)
-        if _makes_results(relative):
-            found[relative.as_posix()] = _file_hash(path)
-    return dict(sorted(found.items()))
-
-
-def changed_library_modules(recorded: Mapping[str, str],
-                            package: str | Path | None = None) -> list[str]:
-    """The files of ``recorded`` (as :func:`loaded_library_modules` gives them) that differ
-    from, or are missing in, ``package`` (default: :data:`PACKAGE_ROOT`) now; the
-    :data:`RUNNER_FILES`, which older results files list, are not compared."""
-    package = Path(package or PACKAGE_ROOT)
-    return [relative for relative, digest in recorded.items()
-            if _makes_results(Path(relative))
-            and (not (package / relative).is_file() or _file_hash(package / relative) != digest)]
-
-
-def source_commit() -> str:
-    """The git commit of the library's checkout (``+dirty`` when its files differ from it);
-    ``unknown`` outside a git checkout (an installed wheel)."""
-    def git(*arguments: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", *arguments], cwd=PACKAGE_ROOT, capture_output=True,
-                              text=True)
-
-    try:
-        head = git("rev-parse", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".")
-    except OSError:
-        return "unknown"
-    if head.returncode != 0:
-        return "unknown"
-    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-
-
-def cpu_model() -> str:
-    """The processor's name (``/proc/cpuinfo``'s first model name, else what the platform
-    says, else ``unknown``)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def environment_versions() -> dict[str, str]:
-    """Versions of what produced a result: library, torch, Python, platform, CPU model and
-    threads."""
-    return {
-        "attention_dynamics": __version__,
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_model": cpu_model(),
-        "torch_threads": str(torch.get_num_threads()),
-        "cuda_device": torch.cuda.get_device_name() if torch.cuda.is_available() else "none",
-    }
 
 
 def _glue(name: str, value) -> None:
@@ -215,7 +104,16 @@ class Results:
         self.directory = Path(directory) if directory is not None else results_dir()
         self.metrics: dict[str, float] = {}
         self.timing_metrics: list[str] = []
+        self.settings: dict | None = None
+        self.seeds_argument: int | None = None
         self._start = time.perf_counter()
+        self._started_at = time.time()  # seconds since the epoch, for the modules' check
+
+    def use_settings(self, settings: Mapping, seeds_argument: int | None = None) -> None:
+        """Record the chapter's ``settings`` as resolved for this run, and the number of seeds
+        asked for (``seeds_argument``; ``None``: the profile's), in the file's provenance."""
+        self.settings = jsonable(dict(settings))
+        self.seeds_argument = seeds_argument
 
     def record(self, name: str, value, timing: bool = False) -> float:
         """Store a finite number under ``name`` (and glue it); return it as a float.
@@ -276,7 +174,10 @@ class Results:
             "date": datetime.date.today().isoformat(),
             "commit": source_commit(),
             "library_fingerprint": library_fingerprint(),
-            "library_modules": loaded_library_modules(),
+            "library_modules": loaded_library_modules(since=self._started_at),
+            "settings": self.settings,
+            "seeds_argument": self.seeds_argument,
+            "claims": claim_fingerprints(self.notebook),
             "metrics": self.metrics,
             "timing_metrics": self.timing_metrics,
             "versions": environment_versions(),
@@ -306,22 +207,16 @@ that was run once and committed (``results/decide``)."""
 def load_profile_results(profile: str, root: str | Path | None = None) -> dict[str, dict]:
     """The committed results of ``profile`` (``<root>/results/<profile>/*.json``), keyed by
     notebook; empty if that profile's results were never committed. ``root`` defaults to
-    :func:`book_root`. Each file gets ``"stale": True`` when a library file it was computed
-    with has changed since (:func:`changed_library_modules` of its ``library_modules``; a file
-    without that list is stale when its ``library_fingerprint`` differs from the current
-    library's, or is missing), and ``"changed_modules"``: the changed files."""
+    :func:`book_root`. Each file gets ``"stale_reasons"`` (:func:`~attention_dynamics.book.
+    provenance.stale_reasons`: why it is no longer what the library would make, empty while it
+    is current) and ``"stale"``: whether there is a reason."""
     check_profile(profile)
     base = Path(root) if root is not None else (book_root() or Path.cwd())
     folder = base / PROFILE_RESULTS_DIR / profile
     found = load_results(folder) if folder.is_dir() else {}
-    current = library_fingerprint()
     for content in found.values():
-        if "library_modules" in content:
-            content["changed_modules"] = changed_library_modules(content["library_modules"])
-            content["stale"] = bool(content["changed_modules"])
-        else:
-            content["changed_modules"] = []
-            content["stale"] = content.get("library_fingerprint") != current
+        content["stale_reasons"] = stale_reasons(content)
+        content["stale"] = bool(content["stale_reasons"])
     return found
 
 
