@@ -40,6 +40,7 @@ from attention_dynamics.book.benchmark_summary import (
 from attention_dynamics.book.benchmarking import (
     diagnostics_benchmark,
     mamba_scan_benchmark,
+    pin_cost_benchmark,
     sampler_benchmark,
     sticky_step_benchmark,
     transformer_step_benchmark,
@@ -68,6 +69,8 @@ settings = select(
         transformer_batch=32,
         scan_lengths=(16, 64, 128),
         scan_batch=32,
+        pin_repeats=3,
+        pin_steps=40,
     ),
     paper=dict(
         repeats=15,
@@ -77,6 +80,8 @@ settings = select(
         transformer_batch=256,
         scan_lengths=(40, 128, 512),
         scan_batch=128,
+        pin_repeats=5,
+        pin_steps=100,
     ),
 )
 rows = {}
@@ -198,6 +203,29 @@ for length in settings["scan_lengths"]:
     rows[f"Mamba scan at T = {length}, sequential / chunked"] = scan["chunked_speedup"]
     scan_rows[length] = scan
 pd.DataFrame(scan_rows).T.rename(index=lambda length: f"T = {length}")
+
+# %% [markdown]
+# ## The cost of the same bits everywhere
+#
+# The book pins the CPU's kernels to the AVX2 instruction set, so that a seed gives the same
+# bits on every x86-64 machine, Intel or AMD, with or without AVX-512. Each ratio is the time
+# of a training step with the pin over the time without it, for the three small models of the
+# bit-for-bit check, each measured in fresh processes taken in turns. Above one the pin costs
+# time; on a machine whose fastest kernels are AVX2 it changes nothing.
+
+# %%
+pin = pin_cost_benchmark(repeats=settings["pin_repeats"], steps=settings["pin_steps"])
+for arch in ("transformer", "mamba", "lstm"):
+    res.record(f"{arch}_pin_cost_ratio", pin[f"{arch}_pin_cost"], timing=True)
+    rows[f"{arch} step, pinned / unpinned"] = pin[f"{arch}_pin_cost"]
+glue_each({"bench_unpinned_capability": pin["unpinned_capability"]})
+pd.Series(
+    {"kernels without the pin": pin["unpinned_capability"]}
+    | {
+        f"{arch} step, pinned / unpinned": pin[f"{arch}_pin_cost"]
+        for arch in ("transformer", "mamba", "lstm")
+    }
+).to_frame("value")
 
 # %% [markdown]
 # ## Regenerating the book

@@ -154,3 +154,32 @@ def test_interleaved_timing_divides_a_turn_by_its_calls(monkeypatch):
     assert calls == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
     with pytest.raises(ValueError, match="number=0"):
         interleaved_median_seconds({"a": call("a", 1.0)}, number=0)
+
+
+def test_the_pin_cost_compares_pinned_and_unpinned_processes_taken_in_turns(monkeypatch):
+    from attention_dynamics.book import benchmarking
+
+    calls = []
+
+    def fake_process(pinned: bool, steps: int) -> dict:
+        calls.append(pinned)
+        return {"seconds": {arch: (2.0 if pinned else 1.0) * steps
+                            for arch in benchmarking.REFERENCE_MODELS},
+                "capability": "AVX2" if pinned else "AVX512"}
+
+    monkeypatch.setattr(benchmarking, "_step_seconds_in_a_process", fake_process)
+    cost = benchmarking.pin_cost_benchmark(repeats=3, steps=5)
+    assert calls == [True, False, False, True, True, False]
+    assert cost["unpinned_capability"] == "AVX512"
+    assert cost["transformer_pin_cost"] == cost["lstm_pin_cost"] == 2.0
+    with pytest.raises(ValueError, match="repeats"):
+        benchmarking.pin_cost_benchmark(repeats=0)
+
+
+def test_a_process_measures_the_dispatch_it_was_given():
+    from attention_dynamics.book.benchmarking import _step_seconds_in_a_process
+
+    pinned = _step_seconds_in_a_process(True, 1)
+    assert pinned["capability"] == "AVX2"
+    assert set(pinned["seconds"]) == {"transformer", "mamba", "lstm"}
+    assert all(seconds > 0 for seconds in pinned["seconds"].values())

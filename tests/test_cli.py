@@ -54,6 +54,19 @@ def test_list_names_every_chapter(capsys):
     assert all(chapter in shown for chapter in CHAPTERS)
 
 
+def test_bits_compares_this_machines_digests_with_the_books(monkeypatch, capsys):
+    from attention_dynamics import bitwise
+
+    monkeypatch.setattr(bitwise, "machine_digests", lambda: dict(bitwise.REFERENCE_DIGESTS))
+    assert cli.main(["bits"]) == 0
+    shown = capsys.readouterr().out
+    assert "pinned=yes" in shown and shown.count("same bits") == 3
+    monkeypatch.setattr(bitwise, "machine_digests",
+                        lambda: dict(bitwise.REFERENCE_DIGESTS) | {"lstm": "0" * 64})
+    assert cli.main(["bits"]) == 1
+    assert "DIFFERENT bits" in capsys.readouterr().out
+
+
 def _fake_chapter(record, fail=False):
     """A chapter module whose ``run`` records ``record`` (and then raises if ``fail``)."""
     def settings(profile, n_seeds=None):
@@ -75,6 +88,9 @@ def test_a_run_writes_its_results_file_with_provenance(monkeypatch, tmp_path, ca
     assert written["metrics"] == {"answer": 42.0}
     assert (written["notebook"], written["profile"], written["seed"]) == ("em_reading", "quick", 3)
     assert "library_modules" in written and "commit" in written
+    assert written["settings"] == {"profile": "quick", "n_seeds": 2}
+    assert written["seeds_argument"] is None and written["versions"]["pinned"] == "yes"
+    assert "em-faster-share" in written["claims"]   # the rules of the claims it feeds
     assert str(tmp_path / "em_reading.json") in capsys.readouterr().out
 
 

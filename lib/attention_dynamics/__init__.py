@@ -20,7 +20,8 @@ layers above it in this list (the map, with a picture, is ``lib/attention_dynami
    and capacity matching).
 5. **measures**: :mod:`~attention_dynamics.measures` (scores against the Bayes answer,
    geometry, trajectories, specialization, routing probes, scan gradients).
-6. **training**: :mod:`~attention_dynamics.sequence_training` (any model on any task);
+6. **training**: :mod:`~attention_dynamics.sequence_training` (any model on any task),
+   :mod:`~attention_dynamics.bitwise` (does this machine compute the book's bits?);
    chapter studies with their own model and trainer: :mod:`~attention_dynamics.toy_routing`
    (chapter 2) and :mod:`~attention_dynamics.sticky` (Paper II's sticky chain, chapter 3).
 7. **book support**: :mod:`~attention_dynamics.book` (notebook set-up, results files, figure

@@ -5,12 +5,16 @@
     python -m attention_dynamics run CHAPTER [--profile quick|decide|paper] [--seeds N]
                                              [--device auto|cpu|cuda] [--seed S] [--out DIR]
     python -m attention_dynamics list
+    python -m attention_dynamics bits
 
 ``run`` executes the chapter module's ``run`` (:mod:`attention_dynamics.chapters`), the very
 experiment its notebook executes, and writes the same results file, ``DIR/CHAPTER.json``, with
 its provenance (commit, library files and their hashes, machine). A bar per training run shows
 progress on standard error. The file is written only when the whole run has succeeded, and
 atomically, so an interrupted run leaves any earlier complete file in place.
+
+``bits`` trains the three reference models of :mod:`attention_dynamics.bitwise` and says whether
+this machine computes the book's bits (exit status 1 when it does not).
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a chapter's experiment of the book and write its results file.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("list", help="list the chapters, profiles and devices")
+    commands.add_parser("bits", help="check that this machine computes the book's bits "
+                                     "(three small training runs, about half a minute)")
     run = commands.add_parser("run", help="run one chapter's experiment")
     run.add_argument("chapter", metavar="CHAPTER", choices=CHAPTERS,
                      help=f"the chapter, one of {', '.join(CHAPTERS)}")
@@ -102,6 +108,23 @@ def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, 
     return results.save()
 
 
+def report_bits() -> int:
+    """Print this machine's reference digests beside the book's, and its CPU dispatch; 0 when
+    every digest matches, 1 otherwise."""
+    from attention_dynamics.bitwise import REFERENCE_DIGESTS, machine_digests
+    from attention_dynamics.book.provenance import cpu_features, cpu_model
+    from attention_dynamics.dispatch import dispatch_state
+
+    state = dispatch_state()
+    print(f"CPU: {cpu_model()} ({cpu_features()}); dispatch: "
+          + ", ".join(f"{name}={value}" for name, value in state.items()))
+    found = machine_digests()
+    for arch, digest in found.items():
+        verdict = "same bits" if digest == REFERENCE_DIGESTS[arch] else "DIFFERENT bits"
+        print(f"{arch:12s} {digest[:16]}  book {REFERENCE_DIGESTS[arch][:16]}  {verdict}")
+    return 0 if found == REFERENCE_DIGESTS else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: the process's arguments), run the command; 0 on success."""
     parser = build_parser()
@@ -111,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("profiles:", ", ".join(PROFILES))
         print("devices: ", ", ".join(DEVICES))
         return 0
+    if args.command == "bits":
+        return report_bits()
     try:  # the settings and device checked before anything runs
         chapter_module(args.chapter).settings(args.profile, n_seeds=args.seeds)
         resolve_device(args.device)

@@ -6,12 +6,20 @@ reports. Timings depend on the machine; only ratios measured in the same run are
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
+import subprocess
+import sys
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from attention_dynamics.attention import attention_forward
+from attention_dynamics.bitwise import REFERENCE_MODELS
+from attention_dynamics.dispatch import PINNED_DISPATCH, UNPIN_VARIABLE
 from attention_dynamics.heads import HeadProblem, sample_head_problem
 from attention_dynamics.models.mamba import selective_scan_chunked, selective_scan_sequential
 from attention_dynamics.models.transformer import Transformer, TransformerConfig
@@ -287,3 +295,41 @@ def mamba_scan_benchmark(length: int, batch: int = 32, d_inner: int = 128, d_sta
                                        repeats=repeats)
     t_seq, t_chunk = timed["sequential"], timed["chunked"]
     return {"sequential_s": t_seq, "chunked_s": t_chunk, "chunked_speedup": t_seq / t_chunk}
+
+
+def _step_seconds_in_a_process(pinned: bool, steps: int) -> dict:
+    """Seconds per training step of each reference model (:mod:`attention_dynamics.bitwise`),
+    measured in a fresh interpreter with the CPU dispatch pinned or not, and its capability."""
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in PINNED_DISPATCH and name != UNPIN_VARIABLE}
+    if not pinned:
+        environment[UNPIN_VARIABLE] = "1"
+    code = ("import json, torch\n"
+            "from attention_dynamics.bitwise import REFERENCE_MODELS, seconds_per_step\n"
+            f"seconds = {{arch: seconds_per_step(arch, {steps}) for arch in REFERENCE_MODELS}}\n"
+            "print(json.dumps({'seconds': seconds, "
+            "'capability': torch.backends.cpu.get_cpu_capability()}))")
+    completed = subprocess.run([sys.executable, "-c", code], env=environment,
+                               capture_output=True, text=True, check=True)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def pin_cost_benchmark(repeats: int = 3, steps: int = 60) -> dict[str, float | str]:
+    """What the CPU dispatch pin costs: seconds per training step of each reference model
+    pinned (AVX2) and unpinned (the machine's fastest kernels), each measured ``repeats``
+    times in fresh processes taken in turns (pinned first in even repeats), ``steps`` steps
+    each. Returns each model's ``<arch>_pin_cost`` (median pinned over median unpinned
+    seconds per step; above 1 the pin is slower) and ``unpinned_capability`` (what torch
+    picked without the pin; where it is ``AVX2`` the pin changes nothing)."""
+    if repeats < 1 or steps < 1:
+        raise ValueError(f"repeats and steps must be at least 1; got {repeats}, {steps}")
+    runs = {True: [], False: []}
+    for repeat in range(repeats):
+        for pinned in ((True, False) if repeat % 2 == 0 else (False, True)):
+            runs[pinned].append(_step_seconds_in_a_process(pinned, steps))
+    result: dict[str, float | str] = {"unpinned_capability": runs[False][0]["capability"]}
+    for arch in REFERENCE_MODELS:
+        pinned, unpinned = (statistics.median(run["seconds"][arch] for run in runs[flag])
+                            for flag in (True, False))
+        result[f"{arch}_pin_cost"] = pinned / unpinned
+    return result

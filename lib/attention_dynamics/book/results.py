@@ -207,9 +207,9 @@ that was run once and committed (``results/decide``)."""
 def load_profile_results(profile: str, root: str | Path | None = None) -> dict[str, dict]:
     """The committed results of ``profile`` (``<root>/results/<profile>/*.json``), keyed by
     notebook; empty if that profile's results were never committed. ``root`` defaults to
-    :func:`book_root`. Each file gets ``"stale_reasons"`` (:func:`~attention_dynamics.book.
-    provenance.stale_reasons`: why it is no longer what the library would make, empty while it
-    is current) and ``"stale"``: whether there is a reason."""
+    :func:`book_root`. Each file gets ``"stale_reasons"``, why it is no longer what the library
+    would make (:func:`~attention_dynamics.book.provenance.stale_reasons`; empty while it is
+    current), and ``"stale"``: whether there is a reason."""
     check_profile(profile)
     base = Path(root) if root is not None else (book_root() or Path.cwd())
     folder = base / PROFILE_RESULTS_DIR / profile
