@@ -17,9 +17,13 @@ fewer jobs than chapters, the longest start first). The notebooks of the later p
 chapters' results and run after them, one at a time, in toc order. Only when every step
 succeeds are the new ``html``, ``results`` and ``notebooks`` folders moved into ``<output>``,
 replacing the previous build; a failure leaves the last good book in place and names the
-notebook and cell that failed. The HTML carries the library's wheel, linked from every page
-(``book/_ext/library_wheel.py``), and, as each notebook's download, a copy that runs outside the
-book and installs the wheel (``scripts/book_build/downloads.py``).
+notebook and cell that failed. A full build then writes ``<output>/build_stamp.json``
+(``scripts/book_build/stamp.py``): a digest of the sources as they were when it started, its
+options and versions, by which the tests reuse the build instead of executing the notebooks
+again; it is left out when the sources changed during the build, and an ``--only`` build, which
+refreshes some results but not the HTML, deletes it. The HTML carries the library's wheel,
+linked from every page (``book/_ext/library_wheel.py``), and, as each notebook's download, a
+copy that runs outside the book and installs the wheel (``scripts/book_build/downloads.py``).
 
 The steps live in the package ``scripts/book_build``; this script parses the options and runs
 them in order.
@@ -49,6 +53,7 @@ from book_build.downloads import build_wheel, write_downloads
 from book_build.execution import execute_all
 from book_build.schedule import expected_seconds, longest_first, nice_levels
 from book_build.staging import publish, render_html, ship_wheel, stage_sources, write_banner
+from book_build.stamp import SourceDigestError, build_stamp, remove_stamp, source_digest, write_stamp
 from book_build.tidy import page_figures
 
 
@@ -110,6 +115,7 @@ def build(argv: list[str] | None = None) -> None:
     stage = output / ".stage"
     if args.repository_url and not args.repository_url.startswith("https://"):
         raise BuildError(f"--repository-url must start with https://; got {args.repository_url!r}")
+    stamp = None if args.only else starting_stamp(args)  # the sources as this build reads them
     src = stage_sources(stage, args.repository_url)
     results = stage / "results"
     os.environ[RESULTS_DIR_VARIABLE] = str(results)
@@ -143,9 +149,42 @@ def build(argv: list[str] | None = None) -> None:
         built["html"] = render_html(src, stage)
         wheel = write_downloads(built["html"], parts, wheel, args.site_url, args.repository_url)
         print(f"[build] runnable downloads written beside the wheel {wheel.name}", flush=True)
+    # the previous stamp goes before anything is replaced: a publish that fails half-way, or a
+    # partial build (new results beside the old HTML), leaves no stamp that claims the output
+    if remove_stamp(output) and args.only:
+        print(f"[build] removed the build stamp of {output}: its HTML is older than its results",
+              flush=True)
     publish(built, output, merge=bool(args.only))
+    if stamp is not None:
+        publish_stamp(output, stamp)
     shutil.rmtree(stage)
     print(f"[build] published {', '.join(built)} to {output}", flush=True)
+
+
+def starting_stamp(args: argparse.Namespace) -> dict | None:
+    """The stamp of a full build with the options ``args``, from the sources as they are now
+    (:func:`~book_build.stamp.build_stamp`); None, with a line that says why, outside a git
+    checkout (the build goes on, without a stamp)."""
+    try:
+        return build_stamp(ROOT, args.profile, args.device, args.seed,
+                           repository_url=args.repository_url, site_url=args.site_url)
+    except SourceDigestError as err:
+        print(f"[build] no build stamp will be written: {err}", flush=True)
+        return None
+
+
+def publish_stamp(output: Path, stamp: dict) -> None:
+    """Write ``stamp`` into ``output`` if the sources still have its digest; otherwise (they
+    changed while the build ran) write none, and say so."""
+    try:
+        unchanged = source_digest(ROOT) == stamp["digest"]
+    except SourceDigestError:
+        unchanged = False
+    if unchanged:
+        print(f"[build] build stamp written: {write_stamp(output, stamp)}", flush=True)
+    else:
+        print("[build] the sources changed while the book was built: no build stamp written "
+              "(the tests will build the book again)", flush=True)
 
 
 def main() -> int:
