@@ -31,7 +31,11 @@ from attention_dynamics.book import report
 from attention_dynamics.book.claims import REGISTRY
 from attention_dynamics.book.notebook import glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
-from attention_dynamics.book.results import load_build_results, load_profile_results
+from attention_dynamics.book.results import (
+    book_root,
+    load_build_results,
+    load_profile_results,
+)
 from attention_dynamics.book.rule_log import RULE_LOG
 
 _, _, res = setup_notebook("reproduction_report", profile, device, seed)
@@ -51,6 +55,7 @@ display(Markdown(report.provenance_text(ledger)))
 if decided:
     provenance = report.provenance_table(ledger)
     display(HTML(provenance.to_html(classes="provenance-table")))
+display(Markdown(report.sensitivity_text(book_root())))
 
 # %% tags=["remove-input"]
 show_figure("report_claims", report.claims_figure(ledger))

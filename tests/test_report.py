@@ -1,6 +1,8 @@
 """The reproduction report's ledger (attention_dynamics.book.report) on constructed claims whose
 verdicts are known: which profile heads each row, what is counted, how rows are numbered."""
 
+import json
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -156,3 +158,20 @@ def test_the_headline_phrases_name_the_verdict_its_profile_and_the_seed_count():
     assert phrases["verdict_why_identity_exact"] == "reproduced (quick profile)"
     why = phrases["verdict_why_em_faster_share"]
     assert why.startswith("inconclusive (decide profile, 6 of 8 seeds): ") and len(why) > 50
+
+
+def test_the_sensitivity_paragraph_reads_its_runs_and_says_what_moved_the_number(tmp_path):
+    assert report.sensitivity_text(tmp_path) == ""
+    (tmp_path / "results").mkdir()
+    runs = [{"code": code, "cpu_capability": capability, "recall_accuracy": accuracy}
+            for code in ("old", "HEAD") for capability, accuracy in (("AVX512", 0.75), ("AVX2", 0.25))]
+    content = {"runs": runs, "solve_bar": {"bar": 0.9},
+               "first_step_whose_loss_differs_between_unpinned_and_pinned": 7}
+    path = tmp_path / "results" / report.SENSITIVITY_FILE
+    path.write_text(json.dumps(content))
+    text = report.sensitivity_text(tmp_path)
+    assert "0.750 with torch's AVX-512 kernels and 0.250 with its AVX2" in text
+    assert "step 7" in text and "the kernels alone moved it" in text
+    runs[0]["recall_accuracy"] = 0.5      # the old code differs under the same kernels
+    path.write_text(json.dumps(content))
+    assert "the kernels alone moved it" not in report.sensitivity_text(tmp_path)

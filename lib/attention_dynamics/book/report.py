@@ -11,7 +11,9 @@ turn a :class:`Ledger` into the page's paragraphs, tables and figure.
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -255,6 +257,36 @@ def provenance_text(ledger: Ledger) -> str:
         + (f" **Stale:** what made {', '.join(stale)} has changed since it "
            "ran (the table below says what), so their rows are shown but the headline uses "
            "this build's; rerun or certify them." if stale else ""))
+
+
+SENSITIVITY_FILE = "mamba_recall_seed0.json"
+"""The results file (in ``results/``) of one chaotic run trained under two CPU dispatches."""
+
+
+def sensitivity_text(root: Path) -> str:
+    """A paragraph on how far one seed's outcome moves with the CPU's kernels, from
+    ``<root>/results/`` :data:`SENSITIVITY_FILE` (markdown; empty where the file is missing)."""
+    path = root / "results" / SENSITIVITY_FILE
+    if not path.is_file():
+        return ""
+    found = json.loads(path.read_text())
+    by_capability = {run["cpu_capability"]: run["recall_accuracy"]
+                     for run in found["runs"] if run["code"] == "HEAD"}
+    same_code = all(run["recall_accuracy"] == by_capability[run["cpu_capability"]]
+                    for run in found["runs"])
+    step = found["first_step_whose_loss_differs_between_unpinned_and_pinned"]
+    return (
+        "**One seed, two kinds of kernels.** Mamba on associative recall is a chaotic run at "
+        "this budget: its first seed, the same code and settings, ends at recall accuracy "
+        f"{format_number(by_capability['AVX512'], 3)} with torch's AVX-512 kernels and "
+        f"{format_number(by_capability['AVX2'], 3)} with its AVX2 kernels, against a solve bar "
+        f"of {format_number(found['solve_bar']['bar'], 3)}; the two runs' losses first differ at step "
+        f"{step}, by one float32 rounding, and part for good later. "
+        + ("The code that made the committed file and today's give the same numbers under "
+           "the same kernels, so the kernels alone moved it. " if same_code else "")
+        + "This is why the book pins the CPU's kernels to AVX2 and compares a per-seed outcome "
+        "only with pinned runs; a committed file made without the pin is stale until it is "
+        "rerun under it.")
 
 
 def _yardstick(claim: Claim, row: pd.Series, ledger: Ledger) -> float:
