@@ -4,6 +4,7 @@
 
     python -m attention_dynamics run CHAPTER [--profile quick|decide|paper] [--seeds N]
                                              [--device auto|cpu|cuda] [--seed S] [--out DIR]
+                                             [--settings FILE.json]
     python -m attention_dynamics list
     python -m attention_dynamics bits
 
@@ -66,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="auto picks CUDA where available; default auto")
     run.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
                      help="the folder of the results file DIR/CHAPTER.json; default ./results")
+    run.add_argument("--settings", type=Path, default=None, metavar="FILE",
+                     help="a JSON file of the chapter's settings to run with instead of the "
+                          "profile's (recorded in the results file)")
     run.add_argument("--quiet", action="store_true", help="show no progress bars")
     return parser
 
@@ -79,7 +83,8 @@ def chapter_module(chapter: str):
 
 
 def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, seed: int = 0,
-                device: str = "auto", out: str | Path = "results", quiet: bool = True) -> Path:
+                device: str = "auto", out: str | Path = "results", quiet: bool = True,
+                settings_file: str | Path | None = None) -> Path:
     """Run ``chapter``'s experiment and write ``out/<chapter>.json``; return its path.
 
     Args:
@@ -91,15 +96,16 @@ def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, 
         device: one of ``"auto"``, ``"cpu"`` or ``"cuda"``.
         out: the folder of the results file (created if missing).
         quiet: ``False`` shows a bar per training run on standard error.
+        settings_file: a JSON file of settings to run with instead of the profile's
+            (:func:`~attention_dynamics.book.notebook.chapter_settings`).
     """
-    from attention_dynamics.book.notebook import setup_notebook
+    from attention_dynamics.book.notebook import chapter_settings, setup_notebook
     from attention_dynamics.chapters.progress import show_progress
 
     module = chapter_module(chapter)
-    chosen = module.settings(profile, n_seeds=seeds)
     resolved, _, results = setup_notebook(chapter, profile, device, seed)
+    chosen = chapter_settings(module, profile, results, settings_file, seeds)
     results.directory = Path(out)
-    results.use_settings(chosen, seeds)
     show_progress(None if quiet else sys.stderr)
     try:
         module.run(results, chosen, resolved, seed)
@@ -137,11 +143,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "bits":
         return report_bits()
     try:  # the settings and device checked before anything runs
+        if args.settings is not None and args.seeds is not None:
+            raise ValueError("--seeds cannot be given with --settings (the file sets them)")
+        if args.settings is not None and not args.settings.is_file():
+            raise ValueError(f"--settings must name a JSON file; {args.settings} does not exist")
         chapter_module(args.chapter).settings(args.profile, n_seeds=args.seeds)
         resolve_device(args.device)
     except (ValueError, RuntimeError) as error:
         parser.error(str(error))
     path = run_chapter(args.chapter, args.profile, args.seeds, args.seed, args.device,
-                       args.out, quiet=args.quiet)
+                       args.out, quiet=args.quiet, settings_file=args.settings)
     print(f"wrote {path}")
     return 0

@@ -15,8 +15,11 @@ dispatch is not pinned says so with a warning.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
 from typing import NamedTuple
 
 import torch
@@ -59,6 +62,35 @@ def setup_notebook(notebook: str, profile: str, device: str, seed: int) -> Noteb
         if (warning := unpinned_warning(dispatch_state())) is not None:
             warnings.warn(warning, RuntimeWarning, stacklevel=2)
     return NotebookSetup(resolved, generator, results)
+
+
+def chapter_settings(chapter: ModuleType, profile: str, results: Results,
+                     settings_file: str | Path | None = None, seeds: int | None = None) -> dict:
+    """The settings a chapter's experiment runs with, recorded in ``results``'s provenance.
+
+    The chapter module's ``settings(profile, n_seeds=seeds)``, or, with ``settings_file``, the
+    JSON object that file holds (a run at other settings than a profile's, e.g. the tests'
+    tiny ones). The notebook and the command line both call this and then the chapter's
+    ``run``, so that they run one experiment.
+
+    Raises:
+        ValueError: ``settings_file`` is missing or does not hold a JSON object, or it is given
+            together with ``seeds``.
+    """
+    if settings_file is None:
+        chosen = chapter.settings(profile, n_seeds=seeds)
+    else:
+        if seeds is not None:
+            raise ValueError("seeds must be None when settings_file is given (the file sets them)")
+        path = Path(settings_file)
+        if not path.is_file():
+            raise ValueError(f"settings_file must name a JSON file; {path} does not exist")
+        chosen = json.loads(path.read_text())
+        if not isinstance(chosen, dict):
+            raise ValueError(f"settings_file must hold a JSON object; {path} holds "
+                             f"{type(chosen).__name__}")
+    results.use_settings(chosen, seeds)
+    return chosen
 
 
 def glue_each(values: Mapping[str, object]) -> None:
