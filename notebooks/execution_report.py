@@ -58,11 +58,6 @@ table = pd.DataFrame(
 ).set_index("notebook")
 table
 
-# %% [markdown]
-# What each notebook cost: the build runs the chapters side by side, one kernel per CPU share,
-# so their wall times overlap while their CPU times add up.
-# {glue:text}`cpu_cost_phrase:s`
-
 # %% tags=["remove-cell"]
 cpu = table["CPU time (s)"].dropna()
 costliest = cpu.idxmax() if len(cpu) else None
@@ -76,6 +71,11 @@ glue_each(
         )
     }
 )
+
+# %% [markdown]
+# What each notebook cost: the build runs the chapters side by side, one kernel per CPU share,
+# so their wall times overlap while their CPU times add up.
+# {glue:text}`cpu_cost_phrase:s`
 
 # %% [markdown]
 # The machine that ran them:
