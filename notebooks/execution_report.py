@@ -65,7 +65,7 @@ glue_each(
     {
         "cpu_cost_phrase": (
             f"Together they used {format_number(cpu.sum(), 4)} CPU-seconds; the costliest, "
-            f"{costliest}, used {format_number(cpu.max(), 4)} of them."
+            f"{costliest.replace('_', ' ')}, used {format_number(cpu.max(), 4)} of them."
             if costliest
             else "No notebook recorded its CPU time."
         )
