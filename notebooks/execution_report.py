@@ -60,17 +60,16 @@ table
 
 # %% tags=["remove-cell"]
 cpu = table["CPU time (s)"].dropna()
-costliest = cpu.idxmax() if len(cpu) else None
-glue_each(
-    {
-        "cpu_cost_phrase": (
-            f"Together they used {format_number(cpu.sum(), 4)} CPU-seconds; the costliest, "
-            f"{costliest.replace('_', ' ')}, used {format_number(cpu.max(), 4)} of them."
-            if costliest
-            else "No notebook recorded its CPU time."
-        )
-    }
-)
+if len(cpu):
+    total, most = format_number(cpu.sum(), 4), format_number(cpu.max(), 4)
+    costliest = cpu.idxmax().replace("_", " ")
+    phrase = (
+        f"Together they used {total} CPU-seconds; "
+        f"the costliest, {costliest}, used {most} of them."
+    )
+else:
+    phrase = "No notebook recorded its CPU time."
+glue_each({"cpu_cost_phrase": phrase})
 
 # %% [markdown]
 # What each notebook cost: the build runs the chapters side by side, one kernel per CPU share,
