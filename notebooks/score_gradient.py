@@ -20,26 +20,36 @@
 #
 # The parameters below are set by papermill when the book is built. `profile` is `quick`
 # (a laptop CPU, seconds) or `paper` (more and larger random heads); `device` is `auto`,
-# `cpu` or `cuda`. The experiment's code is the library's
-# `attention_dynamics.chapters.score_gradient`; this notebook runs it part by part.
+# `cpu` or `cuda`; `settings_file`, when set, names a JSON file of settings to run with
+# instead of the profile's. The experiment's code is the library's
+# `attention_dynamics.chapters.score_gradient`; this notebook runs it once, as the command
+# line `python -m attention_dynamics run score_gradient` does, and shows its parts.
 
 # %% tags=["parameters"]
 profile = "quick"
 device = "auto"
 seed = 0
+settings_file = None
 
 # %% tags=["hide-input"]
-from attention_dynamics.book.notebook import glue_as_text, setup_notebook
-from attention_dynamics.book.plotting import show_figure
-from attention_dynamics.chapters.score_gradient import (
-    experiment,
-    figures,
-    settings,
-    tables,
+from attention_dynamics.book.notebook import (
+    chapter_settings,
+    glue_as_text,
+    setup_notebook,
 )
+from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.chapters import score_gradient as chapter
+from attention_dynamics.chapters.score_gradient import figures, tables
 
-dev, gen, res = setup_notebook("score_gradient", profile, device, seed)
-chosen = settings(profile)
+dev, _, res = setup_notebook("score_gradient", profile, device, seed)
+settings = chapter_settings(chapter, profile, res, settings_file)
+
+# %% [markdown]
+# The whole experiment runs here, every part recording its numbers; the sections below show
+# its parts.
+
+# %%
+experiment = chapter.run(res, settings, dev, seed)
 
 # %% [markdown]
 # ## (a) The closed form against autograd
@@ -51,8 +61,7 @@ chosen = settings(profile)
 # largest absolute difference.
 
 # %%
-closed_form = experiment.check_closed_form(res, chosen, gen, dev)
-tables.gradient_error_table(closed_form)
+tables.gradient_error_table(experiment.closed_form)
 
 # %% [markdown]
 # ## (b) Compatibility, advantage and score gradient of one head
@@ -61,8 +70,7 @@ tables.gradient_error_table(closed_form)
 # (grey): those pairs have no weight, so no advantage and no gradient.
 
 # %%
-matrices = experiment.head_matrices(gen, dev)
-show_figure("fig_score_heatmaps", figures.score_heatmaps(matrices))
+show_figure("fig_score_heatmaps", figures.score_heatmaps(experiment.matrices))
 
 # %% [markdown]
 # ## (c) One descent step on the scores moves attention mass to the negative-advantage keys
@@ -78,11 +86,10 @@ show_figure("fig_score_heatmaps", figures.score_heatmaps(matrices))
 # the change is lost in float64 rounding) are left out, and so are problems with no such row.
 
 # %%
-score = experiment.score_step(res, chosen, seed, dev)
-score.table
+experiment.score_step.table
 
 # %%
-show_figure("fig_mass_shift", figures.mass_shift_figure(score))
+show_figure("fig_mass_shift", figures.mass_shift_figure(experiment.score_step))
 
 # %% [markdown]
 # ## (d) A step on the weights: the routing law in parameter space
@@ -98,8 +105,7 @@ show_figure("fig_mass_shift", figures.mass_shift_figure(score))
 # score moves by `step`.
 
 # %%
-kernel = experiment.weight_step(res, chosen, seed, dev)
-tables.weight_step_table(kernel)
+tables.weight_step_table(experiment.weight_step)
 
 # %% [markdown]
 # The same measure on heads that have been trained: the one-head model of
@@ -109,11 +115,10 @@ tables.weight_step_table(kernel)
 # chain, with the small step.
 
 # %%
-trained = experiment.trained_heads(res, chosen)
-tables.trained_heads_table(trained)
+tables.trained_heads_table(experiment.trained)
 
 # %%
-show_figure("fig_weight_step_rows", figures.weight_step_figure(kernel))
+show_figure("fig_weight_step_rows", figures.weight_step_figure(experiment.weight_step))
 
 # %% [markdown]
 # ## (e) The cost of the diagnostics
@@ -131,8 +136,7 @@ show_figure("fig_weight_step_rows", figures.weight_step_figure(kernel))
 # (diagnosed against a plain step) bounds from above.
 
 # %%
-cost = experiment.diagnostics_cost(res, chosen, seed, dev)
-tables.diagnostics_table(cost)
+tables.diagnostics_table(experiment.cost)
 
 # %% [markdown]
 # ## Results
