@@ -28,23 +28,28 @@
 profile = "quick"
 device = "auto"
 seed = 0
+settings_file = None
 
 # %% tags=["hide-input"]
 from myst_nb import glue
 
-from attention_dynamics.book.notebook import glue_each, setup_notebook
+from attention_dynamics.book.notebook import chapter_settings, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters import em_reading as chapter
-from attention_dynamics.chapters.em_reading import extensions as ext
 from attention_dynamics.chapters.em_reading import figures, tables
-from attention_dynamics.chapters.em_reading import reproduction as rp
 
 # On one thread (a step is a few hundred small matrix products: two threads took 73 ms
 # per step of all ten runs on an idle two-core machine but 0.4 to 3.4 s on a shared one,
 # one thread 110 to 160 ms in both).
 dev, gen, res = setup_notebook("em_reading", profile, device, seed)
-settings = chapter.settings(profile)
-rp.record_settings(res, settings)
+settings = chapter_settings(chapter, profile, res, settings_file)
+
+# %% [markdown]
+# The whole experiment runs here, once, and records every metric; the sections below
+# show its parts.
+
+# %%
+experiment = chapter.run(res, settings, dev, seed)
 
 
 # %% [markdown]
@@ -56,7 +61,7 @@ rp.record_settings(res, settings)
 # Bayes predictor (the forward filter) on the five training sequences and on five fresh ones.
 
 # %%
-chain = rp.chain_references(res, settings)
+chain = experiment.chain
 tables.chain_table(chain)
 
 # %%
@@ -70,7 +75,7 @@ show_figure("fig_em_chain", figures.chain_figure(chain))
 # the CPU. The weights are kept every 10 steps for the analyses below.
 
 # %%
-rep = rp.reproduction(res, settings, chain, dev, seed)
+rep = experiment.reproduction
 glue_each(rep.phrases)
 tables.per_seed_table(chain, rep)
 
@@ -83,7 +88,7 @@ tables.per_seed_table(chain, rep)
 # (seed $s + 10000$).
 
 # %%
-held = rp.heldout_scores(res, settings, chain, rep, dev)
+held = experiment.heldout
 
 # %%
 show_figure("fig_em_loss_curves", figures.loss_curves_figure(chain, rep, held))
@@ -98,7 +103,7 @@ show_figure("fig_em_loss_curves", figures.loss_curves_figure(chain, rep, held))
 # two principal axes of all the prototype positions of both schedules (first seed).
 
 # %%
-paths = rp.value_paths(res, settings, chain, rep)
+paths = experiment.paths
 glue_each(paths.phrases)
 show_figure("fig_em_value_paths", figures.value_paths_figure(paths))
 tables.path_table(paths, rep.runs)
@@ -116,7 +121,7 @@ tables.path_table(paths, rep.runs)
 # what kind of routing the head does.
 
 # %%
-settled = rp.settling(res, settings, chain, rep, dev)
+settled = experiment.settling
 glue_each(settled.phrases)
 tables.settling_table(res)
 
@@ -138,7 +143,7 @@ tables.settling_table(res)
 # in which attention settles first is judged on a narrower interval.
 
 # %%
-fresh = ext.fresh_sequences(res, settings, seed)
+fresh = experiment.fresh
 tables.fresh_table(res)
 
 # %%
@@ -157,7 +162,7 @@ show_figure("fig_em_fresh_two_timescales", figures.fresh_figure(fresh))
 # lies below the smallest value $Q$ can take over free values (the M-step's closed form).
 
 # %%
-em = rp.em_reading_checks(res, settings, chain, rep, dev)
+em = experiment.em
 glue_each(em.phrases)
 tables.em_checks_table(em)
 
@@ -173,7 +178,7 @@ tables.em_checks_table(em)
 # here beside plain steps of the same five runs, turns steps into seconds.
 
 # %%
-exact = rp.exact_values(res, settings, chain, rep, held, dev)
+exact = experiment.exact
 glue_each(exact.phrases)
 exact.table.round(3)
 
@@ -191,7 +196,7 @@ exact.table.round(3)
 # ({prf:ref}`prop-value-stability`).
 
 # %%
-sweep = ext.multiplier_sweep(res, settings, chain.seeds, dev)
+sweep = experiment.sweep
 sweep.table.round(4)
 
 # %%
@@ -202,7 +207,7 @@ show_figure("fig_em_multiplier_sweep", figures.sweep_figure(sweep))
 # group ten times faster.
 
 # %%
-long = ext.long_horizon(res, sweep)
+long = experiment.long
 show_figure(
     "fig_em_frame_precision", figures.frame_precision_figure(rep, settled, long, sweep)
 )
@@ -215,7 +220,7 @@ show_figure(
 # $W_V$; scored on the training and a held-out sequence.
 
 # %%
-adam = ext.adam_comparison(res, settings, chain.seeds, dev)
+adam = experiment.adam
 show_figure("fig_em_adam", figures.adam_figure(adam))
 
 # %% [markdown]
@@ -228,7 +233,7 @@ show_figure("fig_em_adam", figures.adam_figure(adam))
 # not run.
 
 # %%
-deep_table = ext.deep_variant(res, settings, chain, dev)
+deep_table = experiment.deep
 glue("deep_variant_table", deep_table, display=False)
 deep_table
 
