@@ -38,25 +38,28 @@
 profile = "quick"
 device = "auto"
 seed = 0
+settings_file = None
 
 # %% tags=["hide-input"]
 
-from attention_dynamics.book.notebook import glue_as_text, glue_each, setup_notebook
-from attention_dynamics.book.plotting import show_figure
-from attention_dynamics.chapters.value_update import (
-    chapter_seeds,
-    controls,
-    experiment,
-    figures,
-    settings,
-    toy_config,
+from attention_dynamics.book.notebook import (
+    chapter_settings,
+    glue_as_text,
+    glue_each,
+    setup_notebook,
 )
+from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.chapters import value_update as chapter
+from attention_dynamics.chapters.value_update import figures
 
-dev, gen, res = setup_notebook("value_update", profile, device, seed)
-chosen = settings(profile)
-config = toy_config(chosen)
-seeds, sweep_seeds = chapter_seeds(chosen, seed)
-experiment.record_sizes(res, chosen, config)
+dev, _, res = setup_notebook("value_update", profile, device, seed)
+settings = chapter_settings(chapter, profile, res, settings_file)
+
+# %% [markdown]
+# The whole experiment runs here, once; the sections below show its parts.
+
+# %%
+experiment = chapter.run(res, settings, dev, seed)
 
 
 # %% [markdown]
@@ -70,8 +73,7 @@ experiment.record_sizes(res, chosen, config)
 # $Z Z^\top$ is far from the identity and the filtering is visible).
 
 # %%
-identity = experiment.check_value_update(res, config, chosen["n_seeds"], dev, gen)
-print(identity.summary())
+print(experiment.identity.summary())
 
 # %% [markdown]
 # Both agree to float64 rounding (largest error
@@ -95,7 +97,7 @@ print(identity.summary())
 
 # %%
 # trained on the chosen device, analysed and drawn on the CPU
-conditions = experiment.train_conditions(res, config, seeds, dev)
+conditions = experiment.conditions
 print(conditions.summary())
 
 # %% [markdown]
@@ -110,7 +112,7 @@ print(conditions.summary())
 # make the routing signal depend on the group).
 
 # %%
-uniform = experiment.uniform_start(res, config, seeds, dev, conditions)
+uniform = experiment.uniform
 glue_each(uniform.phrases)
 print(uniform.summary())
 
@@ -157,7 +159,7 @@ show_figure("fig_value_specialization", fig)
 # feedback part alone leaves a residue that does not vanish.
 
 # %%
-first_order = experiment.first_order_check(res, conditions)
+first_order = experiment.first_order
 print(first_order.summary())
 
 # %% [markdown]
@@ -169,7 +171,7 @@ print(first_order.summary())
 # every seed:
 
 # %%
-alignment = experiment.feedback_alignment(res, conditions)
+alignment = experiment.alignment
 print(alignment.summary())
 fig = figures.feedback_figure(first_order, alignment, conditions)
 show_figure("fig_value_feedback", fig)
@@ -196,7 +198,7 @@ show_figure("fig_value_feedback", fig)
 
 
 # %%
-capacity = controls.capacity_controls(res, conditions)
+capacity = experiment.capacity
 glue_each(capacity.phrases)
 print(capacity.summary(conditions))
 
@@ -209,7 +211,7 @@ print(capacity.summary(conditions))
 # grow geometrically.
 
 # %%
-symmetric = controls.symmetric_start(res, config, seeds, dev, conditions)
+symmetric = experiment.symmetric
 glue_each(symmetric.phrases)
 print(symmetric.summary())
 
@@ -228,7 +230,7 @@ show_figure("fig_value_coupling_control", fig)
 # ablations', and, for the capacity control, minus the better of the two sequential orders.
 
 # %%
-sweep = controls.initialisation_sweep(res, config, sweep_seeds, dev)
+sweep = experiment.sweep
 glue_each(sweep.phrases)
 show_figure("fig_value_init_sweep", figures.init_sweep_figure(sweep))
 
@@ -245,7 +247,7 @@ show_figure("fig_value_init_sweep", figures.init_sweep_figure(sweep))
 # the head's cross-entropy $L$ (Jensen), not $L$ itself; both are recorded at the end.
 
 # %%
-em = controls.em_comparison(res, config, seeds, dev, conditions)
+em = experiment.em
 glue_each(em.phrases)
 figures.em_table(em)
 
