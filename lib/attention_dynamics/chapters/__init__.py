@@ -9,11 +9,14 @@ One module per chapter notebook, named after it. Each holds
   typed results (dataclasses), recording each metric into a
   :class:`~attention_dynamics.book.results.Results`;
 - figure functions: results in, a matplotlib figure out;
-- ``run(results, settings, device, seed)``: the whole experiment in the notebook's order, so
-  that the command line (``python -m attention_dynamics run CHAPTER``) writes the very results
-  file the notebook writes.
+- ``run(results, settings, device, seed)``: the whole experiment, part by part; it returns a
+  dataclass of every part's result.
 
-The notebooks import these modules, run them part by part, show the figures and narrate.
+A notebook and the command line (``python -m attention_dynamics run CHAPTER``) both take the
+settings from :func:`~attention_dynamics.book.notebook.chapter_settings` (a profile's, or a JSON
+file's) and call ``run`` once, so that they run one experiment and write the same results file
+(``tests/test_chapter_paths.py`` checks it at a tiny size for every chapter). The notebook then
+shows the parts' figures and tables from what ``run`` returned, and narrates.
 """
 
 CHAPTERS = ("score_gradient", "value_update", "em_reading", "manifold_formation", "content_routing")
