@@ -26,40 +26,29 @@
 # The parameters below are set by papermill when the book is built. `profile` is `quick`
 # (a laptop CPU, a few minutes, smaller tasks and models), `decide` (the same, with HMM
 # filtering trained longer, for `make decide`) or `paper` (the papers' sizes, for a GPU);
-# `device` is `auto`, `cpu` or `cuda`.
+# `device` is `auto`, `cpu` or `cuda`; `settings_file`, when given, names a JSON file of
+# settings to run with instead of the profile's (the tests' tiny ones).
 
 # %% tags=["parameters"]
 profile = "quick"
 device = "auto"
 seed = 0
+settings_file = None
 
 # %% tags=["hide-input"]
-from attention_dynamics.book.notebook import glue_each, setup_notebook
+from attention_dynamics.book.notebook import chapter_settings, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
-from attention_dynamics.chapters.manifold_formation import figures, settings, tables
-from attention_dynamics.chapters.manifold_formation.ablation import head_ablation
-from attention_dynamics.chapters.manifold_formation.alignment import (
-    query_key_alignments,
-)
-from attention_dynamics.chapters.manifold_formation.beyond_position import (
-    hmm_beyond_position,
-    replacement_bijection,
-)
-from attention_dynamics.chapters.manifold_formation.calibration import (
-    bijections,
-    hmm_filtering,
-    mlp_controls,
-)
-from attention_dynamics.chapters.manifold_formation.frame import frame_and_precision
-from attention_dynamics.chapters.manifold_formation.keys import key_frames
-from attention_dynamics.chapters.manifold_formation.seeds import every_seed
-from attention_dynamics.chapters.manifold_formation.value_manifold import (
-    bayes_predictive_share,
-    value_manifolds,
-)
+from attention_dynamics.chapters import manifold_formation as chapter
+from attention_dynamics.chapters.manifold_formation import figures, tables
 
 dev, _, res = setup_notebook("manifold_formation", profile, device, seed)
-chosen = settings(profile)
+settings = chapter_settings(chapter, profile, res, settings_file)
+
+# %% [markdown]
+# The whole experiment runs here, once; the sections below show its parts.
+
+# %%
+experiment = chapter.run(res, settings, dev, seed)
 
 # %% [markdown]
 # Every training batch is drawn fresh from the task (online training), so no sequence is seen
@@ -85,8 +74,7 @@ chosen = settings(profile)
 # whose Bayes entropy is 0: the answer is in the context, to be looked up.
 
 # %%
-runs = bijections(res, chosen, dev, seed)
-tables.bijection_table(runs)
+tables.bijection_table(experiment.bijections)
 
 # %% [markdown]
 # ## (b) HMM filtering and length generalisation
@@ -98,8 +86,7 @@ tables.bijection_table(runs)
 # and tested at longer ones; positions beyond the training length were never trained.
 
 # %%
-hmm = hmm_filtering(res, chosen, dev, seed)
-tables.hmm_length_table(hmm)
+tables.hmm_length_table(experiment.hmm)
 
 # %% [markdown]
 # Two references put the per-sample error in scale: a predictor that ignores the observations
@@ -117,7 +104,10 @@ tables.hmm_length_table(hmm)
 
 
 # %%
-show_figure("fig_entropy_calibration", figures.calibration_figure(runs, hmm))
+show_figure(
+    "fig_entropy_calibration",
+    figures.calibration_figure(experiment.bijections, experiment.hmm),
+)
 
 # %% [markdown]
 # ## (c) The capacity-matched MLPs
@@ -129,8 +119,7 @@ show_figure("fig_entropy_calibration", figures.calibration_figure(runs, hmm))
 # It reaches its floor within a few hundred steps, so it is trained for fewer.
 
 # %%
-mlps = mlp_controls(res, chosen, runs, dev, seed)
-tables.mlp_table(runs, mlps)
+tables.mlp_table(experiment.bijections, experiment.mlps)
 
 # %% [markdown]
 # ## (d) Keys: two definitions, two layouts, against initialisation
@@ -150,12 +139,11 @@ tables.mlp_table(runs, mlps)
 # the numbers the authors' own released checkpoint gives under the first definition.
 
 # %%
-keys = key_frames(res, chosen, runs, dev, seed)
-glue_each(keys.phrases)
-tables.key_table(keys)
+glue_each(experiment.keys.phrases)
+tables.key_table(experiment.keys)
 
 # %%
-show_figure("fig_key_cosines", figures.key_cosines_figure(keys))
+show_figure("fig_key_cosines", figures.key_cosines_figure(experiment.keys))
 
 # %% [markdown]
 # Query–key alignment: the cosine between the query at the $k$-th key position and the keys
@@ -166,11 +154,10 @@ show_figure("fig_key_cosines", figures.key_cosines_figure(keys))
 
 
 # %%
-alignment = query_key_alignments(res, runs, keys.probes)
-alignment.table.round(3)
+experiment.alignment.table.round(3)
 
 # %%
-show_figure("fig_qk_alignment", figures.alignment_figure(alignment))
+show_figure("fig_qk_alignment", figures.alignment_figure(experiment.alignment))
 
 # %% [markdown]
 # ## (e) Which heads carry the computation
@@ -182,8 +169,7 @@ show_figure("fig_qk_alignment", figures.alignment_figure(alignment))
 
 
 # %%
-ablation = head_ablation(res, runs["separate"], keys.probes["separate"])
-tables.ablation_table(ablation)
+tables.ablation_table(experiment.ablation)
 
 # %% [markdown]
 # ## (f) The value manifold under every protocol, against three nulls
@@ -202,8 +188,7 @@ tables.ablation_table(ablation)
 
 
 # %%
-manifold = value_manifolds(res, chosen, runs, mlps, keys.probes, hmm, dev, seed)
-manifold.table.round(3)
+experiment.manifold.table.round(3)
 
 # %% [markdown]
 # Each protocol's verdict numbers: the trained model's variance share and $|$correlation$|$
@@ -220,11 +205,12 @@ manifold.table.round(3)
 # with the entropies shuffled across sequences within each position, 200 times.
 
 # %%
-hmm_beyond = hmm_beyond_position(res, manifold.inputs["hmm"], seed)
-tables.beyond_table(hmm_beyond)
+tables.beyond_table(experiment.hmm_beyond)
 
 # %%
-fig = figures.hmm_manifold_figure(manifold.inputs["hmm"], hmm_beyond)
+fig = figures.hmm_manifold_figure(
+    experiment.manifold.inputs["hmm"], experiment.hmm_beyond
+)
 show_figure("fig_hmm_manifold", fig)
 
 # %% [markdown]
@@ -237,13 +223,11 @@ show_figure("fig_hmm_manifold", fig)
 # that task (separate layout), is judged by it at the scored key positions.
 
 # %%
-replacement = replacement_bijection(res, chosen, dev, seed)
-glue_each(replacement.phrases)
-tables.beyond_table(replacement.beyond)
+glue_each(experiment.replacement.phrases)
+tables.beyond_table(experiment.replacement.beyond)
 
 # %%
-bayes_predictive_share(res, keys.probes["separate"].batch, runs["separate"].task)
-show_figure("fig_value_manifold", figures.value_manifold_figure(manifold))
+show_figure("fig_value_manifold", figures.value_manifold_figure(experiment.manifold))
 
 # %% [markdown]
 # ## (g) Frame and precision over training
@@ -283,14 +267,11 @@ show_figure("fig_value_manifold", figures.value_manifold_figure(manifold))
 # last checkpoint is the chapter's bijection result on every seed in the separate layout.
 
 # %%
-frame = frame_and_precision(
-    res, chosen, runs["separate"], keys.probes["separate"], dev, seed
-)
-glue_each(frame.phrases)
-tables.frame_table(frame)
+glue_each(experiment.frame.phrases)
+tables.frame_table(experiment.frame)
 
 # %%
-show_figure("fig_frame_precision", figures.frame_figure(frame))
+show_figure("fig_frame_precision", figures.frame_figure(experiment.frame))
 
 # %% [markdown]
 # ## (h) The trained models on every seed
@@ -305,11 +286,8 @@ show_figure("fig_frame_precision", figures.frame_figure(frame))
 
 
 # %%
-every = every_seed(
-    res, chosen, runs, hmm, manifold.inputs["hmm"], hmm_beyond, dev, seed
-)
-glue_each(every.phrases)
-tables.seeds_table(frame, every)
+glue_each(experiment.seeds.phrases)
+tables.seeds_table(experiment.frame, experiment.seeds)
 
 # %% [markdown]
 # ## Results
