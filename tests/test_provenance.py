@@ -17,6 +17,7 @@ from attention_dynamics.book.provenance import (
     stale_reasons,
 )
 from attention_dynamics.book.results import load_profile_results
+from attention_dynamics.dispatch import dispatch_state
 
 SOURCE = '''"""A module."""
 
@@ -89,7 +90,7 @@ def current_content(notebook: str = "value_update", profile: str = "decide") -> 
     return {"notebook": notebook, "profile": profile, "metrics": {},
             "library_modules": loaded_library_modules(),
             "settings": chapter_settings(notebook, profile, None), "seeds_argument": None,
-            "claims": claim_fingerprints(notebook), "versions": {"pinned": "yes"}}
+            "claims": claim_fingerprints(notebook), "versions": dispatch_state()}
 
 
 def test_stale_reasons_name_code_settings_rules_and_the_pin():
@@ -103,6 +104,9 @@ def test_stale_reasons_name_code_settings_rules_and_the_pin():
         f"rule changed or added since: {key}"]
     assert stale_reasons(content | {"versions": {"pinned": "no"}}) == [
         "made without the CPU dispatch pin (or no record of it)"]
+    unstrict = content["versions"] | {"mkl_cbwr": "AVX2"}
+    assert stale_reasons(content | {"versions": unstrict}) == [
+        "made with another CPU dispatch than the pin: mkl_cbwr AVX2 (pinned: AVX2,STRICT)"]
     modules = {**content["library_modules"], "runtime.py": "py3.11:0123456789abcdef"}
     assert stale_reasons(content | {"library_modules": modules}) == [
         "code changed since: runtime.py"]

@@ -3,9 +3,10 @@
 torch picks its CPU kernels by the processor's instruction set (AVX2 or AVX-512), MKL its BLAS
 path, oneDNN its JIT kernels; each choice sums floating-point numbers in another order, and a
 chaotic training run then ends elsewhere on another machine. :func:`pin_cpu_dispatch` sets all
-three to AVX2 (:data:`PINNED_DISPATCH`) in the process's environment. torch reads its variable at
-its first operation, not at import, so the pin holds when the package is imported before any
-tensor is computed; importing :mod:`attention_dynamics` pins (its ``__init__``).
+three to AVX2 (:data:`PINNED_DISPATCH`; MKL in its strict mode) in the process's environment.
+torch reads its variable at its first operation, not at import, so the pin holds when the
+package is imported before any tensor is computed; importing :mod:`attention_dynamics` pins
+(its ``__init__``).
 
 The promise: same torch, same thread count, any x86-64 CPU with AVX2 (Intel or AMD) gives the
 same bits. Not ARM, not GPUs. A variable set already is left as it is (a deliberate choice, which
@@ -19,9 +20,15 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 
-PINNED_DISPATCH = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+PINNED_DISPATCH = {
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_CBWR": "AVX2,STRICT",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+}
 """The pin's environment variables and their values (torch's kernel choice, MKL's conditional
-numerical reproducibility mode, oneDNN's largest instruction set)."""
+numerical reproducibility mode, oneDNN's largest instruction set). MKL's mode is strict: without
+``STRICT`` MKL promises the same bits only for aligned memory, and a least-squares fit of
+chapter 5 moved in its last digit with the size of the process's environment."""
 
 PINNED_CAPABILITY = "AVX2"
 """What ``torch.backends.cpu.get_cpu_capability()`` reports when the pin holds."""

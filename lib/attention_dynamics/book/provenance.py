@@ -34,9 +34,12 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 :meta hide-value:
 """
 
-RUNNER_FILES = frozenset({"__main__.py", "cli.py", "chapters/__init__.py", "chapters/progress.py"})
-"""The package's files that run chapters without making their numbers (the command line, the
-list of chapter names, the progress bars): a change to them leaves every results file current."""
+RUNNER_FILES = frozenset({"__main__.py", "cli.py", "chapters/__init__.py", "chapters/progress.py",
+                          "dispatch.py"})
+"""The package's files that do not make numbers by their code: the command line, the list of
+chapter names, the progress bars, and the CPU dispatch pin, whose effect each results file
+records by value (its ``versions``) and :func:`stale_reasons` compares with the pin. A change
+to their code leaves every results file current."""
 
 CODE_TAG = f"py{sys.version_info.major}.{sys.version_info.minor}"
 """The parser of a code fingerprint (syntax trees differ between Python versions)."""
@@ -188,14 +191,30 @@ def claim_fingerprints(notebook: str) -> dict[str, str]:
     return {key: claim.fingerprint for key, claim in REGISTRY.items() if claim.notebook == notebook}
 
 
+def dispatch_difference(versions: Mapping[str, str]) -> str | None:
+    """How the CPU dispatch recorded in a results file's ``versions`` differs from today's pin
+    (:data:`~attention_dynamics.dispatch.PINNED_DISPATCH`), in words; ``None`` when it is the
+    pin's."""
+    from attention_dynamics.dispatch import PINNED_CAPABILITY, PINNED_DISPATCH
+
+    if "cpu_capability" not in versions:
+        return "made without the CPU dispatch pin (or no record of it)"
+    expected = {"cpu_capability": PINNED_CAPABILITY} | {
+        name.lower(): value for name, value in PINNED_DISPATCH.items()}
+    differs = [f"{name} {versions.get(name, 'unset')} (pinned: {value})"
+               for name, value in expected.items()
+               if versions.get(name, "unset").upper() != value.upper()]
+    return "made with another CPU dispatch than the pin: " + ", ".join(differs) if differs else None
+
+
 def stale_reasons(content: Mapping, package: str | Path | None = None) -> list[str]:
     """Why the results file ``content`` is no longer what the library would make, in words
     (empty while it is current): library files whose code changed since its run, a chapter
     setting of its profile that changed, a claim it feeds whose rule changed (or that it does not
     list), a run without the CPU dispatch pin, or no record of one of these."""
     reasons = []
-    if content.get("versions", {}).get("pinned") != "yes":
-        reasons.append("made without the CPU dispatch pin (or no record of it)")
+    if (dispatch := dispatch_difference(content.get("versions", {}))) is not None:
+        reasons.append(dispatch)
     modules = content.get("library_modules")
     if modules is None:
         reasons.append("no record of the library modules that ran")
