@@ -31,27 +31,28 @@
 profile = "quick"
 device = "auto"
 seed = 0
+settings_file = None
 
 # %% tags=["hide-input"]
-from attention_dynamics.book.notebook import glue_as_text, glue_each, setup_notebook
+from attention_dynamics.book.notebook import (
+    chapter_settings,
+    glue_as_text,
+    glue_each,
+    setup_notebook,
+)
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters import content_routing as chapter
-from attention_dynamics.chapters.content_routing import (
-    architectures,
-    capacity,
-    deep_mamba,
-    figures,
-    gradients,
-    hmm_reading,
-    manifolds,
-    probes,
-    scores,
-    solving,
-    training,
-    words,
-)
+from attention_dynamics.chapters.content_routing import figures, words
 
 dev, gen, res = setup_notebook("content_routing", profile, device, seed)
+settings = chapter_settings(chapter, profile, res, settings_file)
+
+# %% [markdown]
+# The whole experiment runs here, the same as the command line's; the sections below show its
+# parts.
+
+# %%
+experiment = chapter.run(res, settings, dev, seed)
 
 # %% [markdown]
 # ## Settings
@@ -66,15 +67,8 @@ dev, gen, res = setup_notebook("content_routing", profile, device, seed)
 # other seeds.
 
 # %%
-chosen = chapter.settings(profile)
-tasks = architectures.build_tasks(chosen)
-seeds = chapter.chapter_seeds(chosen, seed)
-
-# %%
-models = architectures.match_architectures(res, chosen, tasks)
-architectures.record_sizes(res, chosen, tasks, len(seeds))
 glue_each({"decide_length_phrase": words.decide_length_phrase()})
-models.table()
+experiment.architectures.table()
 
 # %% [markdown]
 # ## Training
@@ -84,8 +78,7 @@ models.table()
 # keep checkpoints, spaced geometrically, for the routing probes below.
 
 # %%
-trained = training.train_architectures(res, chosen, tasks, models, seeds, dev, seed)
-print(trained.summary())
+print(experiment.training.summary())
 
 # %% [markdown]
 # ## The table
@@ -98,13 +91,8 @@ print(trained.summary())
 # from `attention_dynamics.book.paper_numbers`. The chapter shows this very table (glued).
 
 # %%
-scored = scores.score_table(res, tasks, trained)
-solve = solving.transformer_solve_steps(
-    res, chosen, tasks, models, trained, scored, dev
-)
-scores.record_references(res, tasks, trained)
-glue_each(scored.phrases | solve.phrases)
-scored.table
+glue_each(experiment.scores.phrases | experiment.solve_steps.phrases)
+experiment.scores.table
 
 # %% [markdown]
 # The chapter's words for these comparisons are computed here from the numbers above, so that
@@ -114,8 +102,7 @@ scored.table
 # chance's gap to 1, as the report's rule.
 
 # %%
-compared = scores.compare_architectures(res, chosen, tasks, trained, scored)
-glue_each(compared.phrases)
+glue_each(experiment.comparisons.phrases)
 
 # %% [markdown]
 # **The capacity question, asked.** The same Mamba with a state of `capacity_d_state`
@@ -124,14 +111,14 @@ glue_each(compared.phrases)
 # out every pair, so a capacity limit would show here if the channels could not share the work.
 
 # %%
-smaller_state = capacity.capacity_question(
-    res, chosen, tasks, models, trained, scored, compared, dev
-)
-glue_each(smaller_state.phrases)
-print(smaller_state.summary())
+glue_each(experiment.capacity.phrases)
+print(experiment.capacity.summary())
 
 # %%
-show_figure("fig_routing_scores", figures.scores_figure(trained, tasks, scored))
+show_figure(
+    "fig_routing_scores",
+    figures.scores_figure(experiment.training, experiment.tasks, experiment.scores),
+)
 
 # %% [markdown]
 # ## The authors' Mamba on HMM filtering
@@ -148,9 +135,8 @@ show_figure("fig_routing_scores", figures.scores_figure(trained, tasks, scored))
 # settle the claim; both staying on it while the loss still falls decides nothing.
 
 # %%
-deep = deep_mamba.deep_mamba(res, chosen, tasks, models, trained, scored, dev)
-glue_each(deep.phrases)
-deep.table()
+glue_each(experiment.deep.phrases)
+experiment.deep.table()
 
 # %% [markdown]
 # ## HMM filtering: who reads the matrices
@@ -163,8 +149,7 @@ deep.table()
 # entropy against the Bayes entropy on held-out sequences (first seed).
 
 # %%
-tracking = hmm_reading.entropy_tracking(res, tasks, trained, dev)
-show_figure("fig_routing_hmm_entropy", figures.hmm_entropy_figure(tracking))
+show_figure("fig_routing_hmm_entropy", figures.hmm_entropy_figure(experiment.tracking))
 
 # %% [markdown]
 # ## Value manifolds
@@ -176,11 +161,10 @@ show_figure("fig_routing_hmm_entropy", figures.hmm_entropy_figure(tracking))
 # HMM filtering, where the entropy varies between sequences, is the discriminating case.
 
 # %%
-manifold = manifolds.value_manifolds(res, chosen, tasks, trained, dev, seed)
-manifold.table()
+experiment.manifolds.table()
 
 # %%
-show_figure("fig_routing_manifolds", figures.manifolds_figure(manifold))
+show_figure("fig_routing_manifolds", figures.manifolds_figure(experiment.manifolds))
 
 # %% [markdown]
 # ## Associative recall: where each model reads
@@ -193,9 +177,7 @@ show_figure("fig_routing_manifolds", figures.manifolds_figure(manifold))
 # first seed that answers recall, if any does):
 
 # %%
-probe = probes.recall_probe(chosen, tasks, models, trained, dev, seed)
-offsets = probes.reading_offsets(res, probe, scored.recall_bar)
-offsets.table()
+experiment.offsets.table()
 
 # %% [markdown]
 # Where to look differs by architecture. The transformer's attention reads the token at each
@@ -212,11 +194,12 @@ offsets.table()
 # seed, every checkpoint.
 
 # %%
-routing = probes.routing_over_training(res, probe, offsets)
-routing.by_step.round(3)
+experiment.routing.by_step.round(3)
 
 # %%
-fig = figures.sharpening_figure(probe, routing, offsets)
+fig = figures.sharpening_figure(
+    experiment.probe, experiment.routing, experiment.offsets
+)
 show_figure("fig_routing_sharpening", fig)
 
 # %% [markdown]
@@ -227,8 +210,7 @@ show_figure("fig_routing_sharpening", fig)
 # scaled to sum to one.
 
 # %%
-maps = probes.recall_maps(probe, offsets)
-show_figure("fig_routing_recall_maps", figures.recall_maps_figure(maps))
+show_figure("fig_routing_recall_maps", figures.recall_maps_figure(experiment.maps))
 
 # %% [markdown]
 # ## The gradient at the Mamba's implicit attention
@@ -238,8 +220,7 @@ show_figure("fig_routing_recall_maps", figures.recall_maps_figure(maps))
 # $\log\Delta$ computed from the compatibility, against autograd through the scan.
 
 # %%
-check = gradients.scan_gradient_check(res, chosen, probe, offsets, dev, seed)
-check.table()
+experiment.scan_check.table()
 
 # %% [markdown]
 # Then what the derivation says separates the two kinds of routing. The gradient reaching a
@@ -256,10 +237,7 @@ check.table()
 # above (first seed), where the authors' LayerNorm makes the pooled sum vanish.
 
 # %%
-fractions = gradients.net_fractions(
-    res, chosen, tasks, probe, offsets, check, deep, dev, seed
-)
-fractions.table()
+experiment.fractions.table()
 
 # %% [markdown]
 # ## Results
