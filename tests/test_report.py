@@ -47,7 +47,7 @@ def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
     assert list(stale.headline["profile"]) == ["quick", "quick"]
     assert stale.headline.loc[2, "verdict"] == "not reproduced"
     library = report.provenance_table(stale).loc["em_reading", "library"]
-    assert library == "stale: code changed since: tasks/sticky_chain.py"
+    assert library == "stale: code changed since (1)"
     assert "**Stale:**" in report.provenance_text(stale)
 
 

@@ -214,10 +214,18 @@ def summary_text(ledger: Ledger) -> str:
 
 
 def provenance_table(ledger: Ledger) -> pd.DataFrame:
-    """One row per decide results file: profile, date, commit, CPU, and whether it is current
-    (or which library files changed since)."""
+    """One row per decide results file: profile, date, commit, CPU and the kernels torch ran on
+    it, and whether it is current (or why it is stale, in words, with the number of files or
+    claims a reason lists)."""
+    def plain(reason: str) -> str:  # the reason's words, its list of files or claims counted
+        words, _, listed = reason.partition(": ")
+        count = len(listed.split(", ")) if listed else 0
+        return f"{words} ({count})" if count else words
+
     def library(content: dict) -> str:
-        return "stale: " + "; ".join(content["stale_reasons"]) if content["stale"] else "current"
+        if not content["stale"]:
+            return "current"
+        return "stale: " + "; ".join(plain(reason) for reason in content["stale_reasons"])
 
     return pd.DataFrame({
         notebook: {
@@ -225,6 +233,7 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
             "date": content.get("date", "not recorded"),
             "commit": content.get("commit", "not recorded")[:12],
             "CPU": content["versions"].get("cpu_model", "not recorded"),
+            "CPU kernels": content["versions"].get("cpu_capability", "not recorded"),
             "library": library(content),
         }
         for notebook, content in ledger.decided.items()
