@@ -36,9 +36,9 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 RUNNER_FILES = frozenset({"__main__.py", "cli.py", "chapters/__init__.py", "chapters/progress.py",
                           "dispatch.py"})
-"""The package's files that do not make numbers by their code: the command line, the list of
+"""The package's files that do not make numbers by their code (the command line, the list of
 chapter names, the progress bars, and the CPU dispatch pin, whose effect each results file
-records by value (its ``versions``) and :func:`stale_reasons` compares with the pin. A change
+records by value in its ``versions`` and :func:`stale_reasons` compares with the pin). A change
 to their code leaves every results file current."""
 
 CODE_TAG = f"py{sys.version_info.major}.{sys.version_info.minor}"
