@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 
+import attention_dynamics  # noqa: F401 (pins the CPU dispatch before any test computes)
 from book_build.stamp import SourceDigestError, build_stamp, current_build
 
 ROOT = Path(__file__).resolve().parent.parent
