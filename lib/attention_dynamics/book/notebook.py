@@ -19,7 +19,6 @@ import json
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import NamedTuple
 
 import torch
@@ -64,11 +63,12 @@ def setup_notebook(notebook: str, profile: str, device: str, seed: int) -> Noteb
     return NotebookSetup(resolved, generator, results)
 
 
-def chapter_settings(chapter: ModuleType, profile: str, results: Results,
+def chapter_settings(chapter: object, profile: str, results: Results,
                      settings_file: str | Path | None = None, seeds: int | None = None) -> dict:
     """The settings a chapter's experiment runs with, recorded in ``results``'s provenance.
 
-    The chapter module's ``settings(profile, n_seeds=seeds)``, or, with ``settings_file``, the
+    ``chapter`` is a chapter module (:mod:`attention_dynamics.chapters`). Its
+    ``settings(profile, n_seeds=seeds)``, or, with ``settings_file``, the
     JSON object that file holds (a run at other settings than a profile's, e.g. the tests'
     tiny ones). The notebook and the command line both call this and then the chapter's
     ``run``, so that they run one experiment.
