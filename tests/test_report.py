@@ -172,6 +172,7 @@ def test_the_sensitivity_paragraph_reads_its_runs_and_says_what_moved_the_number
     text = report.sensitivity_text(tmp_path)
     assert "0.750 with torch's AVX-512 kernels and 0.250 with its AVX2" in text
     assert "step 7" in text and "the kernels alone moved it" in text
+    assert "below the solve bar under both" in text
     runs[0]["recall_accuracy"] = 0.5      # the old code differs under the same kernels
     path.write_text(json.dumps(content))
     assert "the kernels alone moved it" not in report.sensitivity_text(tmp_path)
