@@ -110,6 +110,9 @@ def test_stale_reasons_name_code_settings_rules_and_the_pin():
     modules = {**content["library_modules"], "runtime.py": "py3.11:0123456789abcdef"}
     assert stale_reasons(content | {"library_modules": modules}) == [
         "code changed since: runtime.py"]
+    assert stale_reasons(content | {"library_modules": {"runtime.py": "0123456789abcdef"}}) == [
+        "its modules were recorded by byte hash, before code fingerprints, and cannot be "
+        "compared: runtime.py"]
     bare = {key: value for key, value in content.items()
             if key not in ("library_modules", "settings", "claims")}
     assert len(stale_reasons(bare)) == 3
@@ -120,7 +123,7 @@ def test_committed_profile_results_carry_their_reasons(tmp_path):
     folder = tmp_path / "results" / "decide"
     folder.mkdir(parents=True)
     (folder / "value_update.json").write_text(json.dumps(current_content()))
-    old = current_content() | {"library_modules": {"runtime.py": "0123456789abcdef"}}
+    old = current_content() | {"library_modules": {"runtime.py": "py3.11:0123456789abcdef"}}
     (folder / "old.json").write_text(json.dumps(old | {"notebook": "old"}))
     found = load_profile_results("decide", tmp_path)
     assert found["value_update"]["stale"] is False and found["value_update"]["stale_reasons"] == []

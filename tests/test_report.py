@@ -163,8 +163,10 @@ def test_the_headline_phrases_name_the_verdict_its_profile_and_the_seed_count():
 def test_the_sensitivity_paragraph_reads_its_runs_and_says_what_moved_the_number(tmp_path):
     assert report.sensitivity_text(tmp_path) == ""
     (tmp_path / "results").mkdir()
-    runs = [{"code": code, "cpu_capability": capability, "recall_accuracy": accuracy}
-            for code in ("old", "HEAD") for capability, accuracy in (("AVX512", 0.75), ("AVX2", 0.25))]
+    runs = [{"code": code, "cpu_capability": capability, "recall_accuracy": accuracy,
+             "loss_at_steps": {"10": 2.0, "100": loss}}
+            for code in ("old", "HEAD")
+            for capability, accuracy, loss in (("AVX512", 0.75, 0.25), ("AVX2", 0.25, 1.5))]
     content = {"runs": runs, "solve_bar": {"bar": 0.9},
                "first_step_whose_loss_differs_between_unpinned_and_pinned": 7}
     path = tmp_path / "results" / report.SENSITIVITY_FILE
@@ -173,6 +175,7 @@ def test_the_sensitivity_paragraph_reads_its_runs_and_says_what_moved_the_number
     assert "0.750 with torch's AVX-512 kernels and 0.250 with its AVX2" in text
     assert "step 7" in text and "the kernels alone moved it" in text
     assert "below the solve bar under both" in text
+    assert "the AVX2 run's loss is 1.5 and the AVX-512 run's 0.25" in text
     runs[0]["recall_accuracy"] = 0.5      # the old code differs under the same kernels
     path.write_text(json.dumps(content))
     assert "the kernels alone moved it" not in report.sensitivity_text(tmp_path)

@@ -218,6 +218,9 @@ def stale_reasons(content: Mapping, package: str | Path | None = None) -> list[s
     modules = content.get("library_modules")
     if modules is None:
         reasons.append("no record of the library modules that ran")
+    elif untagged := [name for name, digest in modules.items() if not digest.startswith("py")]:
+        reasons.append("its modules were recorded by byte hash, before code fingerprints, "
+                       "and cannot be compared: " + ", ".join(untagged))
     elif changed := changed_library_modules(modules, package):
         reasons.append("code changed since: " + ", ".join(changed))
     notebook, profile = content.get("notebook", ""), content.get("profile", "")

@@ -285,6 +285,9 @@ def sensitivity_text(root: Path) -> str:
     same_code = all(run["recall_accuracy"] == by_capability[run["cpu_capability"]]
                     for run in found["runs"])
     step = found["first_step_whose_loss_differs_between_unpinned_and_pinned"]
+    losses = {run["cpu_capability"]: run["loss_at_steps"][max(run["loss_at_steps"], key=int)]
+              for run in found["runs"] if run["code"] == "HEAD"}
+    losses_differ = abs(losses["AVX512"] - losses["AVX2"]) > 0.5
     bar = found["solve_bar"]["bar"]
     sides = {accuracy >= bar for accuracy in by_capability.values()}
     verdict = ("below the solve bar under both, so whether it solves the task is the same"
@@ -292,19 +295,24 @@ def sensitivity_text(root: Path) -> str:
                "above the solve bar under both, so whether it solves the task is the same"
                if sides == {True} else
                "on opposite sides of the solve bar, so even whether it solves the task moves")
+    names = {"AVX512": "AVX-512", "AVX2": "AVX2"}
+    low, high = sorted(losses, key=losses.get)
+    ends = (f" At the last step the {names[high]} run's loss is {format_number(losses[high], 2)} "
+            f"and the {names[low]} run's {format_number(losses[low], 2)}: one has left the "
+            "plateau, the other has not." if losses_differ else "")
     return (
         "**One seed, two kinds of kernels.** One Mamba run on associative recall is chaotic at "
         "this budget: the chapter's first seed, the same code and settings, ends at recall "
         f"accuracy {format_number(by_capability['AVX512'], 3)} with torch's AVX-512 kernels and "
         f"{format_number(by_capability['AVX2'], 3)} with its AVX2 kernels, {verdict} (the bar "
         f"is {format_number(bar, 3)}). The two runs' losses first differ at step {step}, by one "
-        "float32 rounding, and part for good later. "
+        "float32 rounding, and part for good later." + ends + " "
         + ("The code that made the committed file and today's give the same numbers under "
            "the same kernels, so the kernels alone moved it. " if same_code else "")
-        + "Pinning the CPU's kernels to AVX2 makes such a number reproducible on every x86-64 "
-        "machine, not robust: a per-seed outcome of a run like this is compared only with "
-        "pinned runs, and a committed file made without the pin is stale until it is rerun "
-        "under it.")
+        + "Pinning the CPU's kernels to AVX2 makes such a number reproducible (with the same "
+        "torch and thread count, on any x86-64 CPU with AVX2), not robust: a per-seed outcome "
+        "of a run like this is compared only with pinned runs, and a committed file made "
+        "without the pin is stale until it is rerun under it.")
 
 
 def _yardstick(claim: Claim, row: pd.Series, ledger: Ledger) -> float:
