@@ -27,7 +27,6 @@ seed = 0
 # %% tags=["hide-input"]
 import pandas as pd
 
-from attention_dynamics.book.formatting import format_number
 from attention_dynamics.book.notebook import glue_each, setup_notebook
 from attention_dynamics.book.results import (
     load_build_results,
@@ -61,7 +60,7 @@ table
 # %% tags=["remove-cell"]
 cpu = table["CPU time (s)"].dropna()
 if len(cpu):
-    total, most = format_number(cpu.sum(), 4), format_number(cpu.max(), 4)
+    total, most = f"{cpu.sum():,.0f}", f"{cpu.max():,.0f}"
     costliest = cpu.idxmax().replace("_", " ")
     phrase = (
         f"Together they used {total} CPU-seconds; "
