@@ -27,8 +27,10 @@ from pathlib import Path
 
 from compare_results import compare
 
+from attention_dynamics.chapters import CHAPTERS
+from attention_dynamics.runtime import PROFILES
+
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = ("score_gradient", "value_update", "em_reading", "manifold_formation", "content_routing")
 PROVENANCE_KEPT = ("commit", "date", "versions", "library_modules", "library_fingerprint")
 """The previous provenance that a certified file keeps under ``certified_from``."""
 
@@ -90,7 +92,7 @@ def certify(path: Path, candidate_path: Path, replace: bool = False) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapter", choices=CHAPTERS)
-    parser.add_argument("--profile", default="decide", choices=("quick", "decide", "paper"))
+    parser.add_argument("--profile", default="decide", choices=PROFILES)
     parser.add_argument("--candidate", type=Path, default=None,
                         help="a results file of a rerun made already (default: rerun now)")
     parser.add_argument("--replace", action="store_true",
