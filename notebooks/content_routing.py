@@ -67,7 +67,6 @@ experiment = chapter.run(res, settings, dev, seed)
 # other seeds.
 
 # %%
-glue_each({"decide_length_phrase": words.decide_length_phrase()})
 experiment.architectures.table()
 
 # %% [markdown]
@@ -91,18 +90,17 @@ print(experiment.training.summary())
 # from `attention_dynamics.book.paper_numbers`. The chapter shows this very table (glued).
 
 # %%
-glue_each(experiment.scores.phrases | experiment.solve_steps.phrases)
 experiment.scores.table
 
 # %% [markdown]
-# The chapter's words for these comparisons are computed here from the numbers above, so that
+# The chapter's words for these comparisons are computed from the recorded numbers, so that
 # its sentences say what this run shows whatever it shows: a model "lags" when its mean MAE is
 # more than twice that of the better routing model, sits "far below" the MLP's floor when its
 # MAE is under half of it, and "solves" recall on a seed when its accuracy closes 95 % of
 # chance's gap to 1, as the report's rule.
 
 # %%
-glue_each(experiment.comparisons.phrases)
+glue_each(words.page_phrases(experiment, settings, res.metrics))
 
 # %% [markdown]
 # **The capacity question, asked.** The same Mamba with a state of `capacity_d_state`
@@ -111,7 +109,6 @@ glue_each(experiment.comparisons.phrases)
 # out every pair, so a capacity limit would show here if the channels could not share the work.
 
 # %%
-glue_each(experiment.capacity.phrases)
 print(experiment.capacity.summary())
 
 # %%
@@ -135,7 +132,6 @@ show_figure(
 # settle the claim; both staying on it while the loss still falls decides nothing.
 
 # %%
-glue_each(experiment.deep.phrases)
 experiment.deep.table()
 
 # %% [markdown]

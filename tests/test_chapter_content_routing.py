@@ -36,6 +36,7 @@ from attention_dynamics.chapters.content_routing.words import (
     capacity_words,
     decide_length_phrase,
     lstm_bijection_words,
+    page_phrases,
     recall_words,
     seeds_phrase,
     solve_phrase,
@@ -246,8 +247,9 @@ def test_run_is_deterministic_and_its_parts_hold_together(tiny_run, tmp_path):
     for table in (chapter.deep.table(), chapter.manifolds.table(), chapter.offsets.table(),
                   chapter.scan_check.table(), chapter.fractions.table()):
         assert all(isinstance(value, numbers.Real) for value in table.to_numpy().ravel())
-    assert set(chapter.phrases) >= {"decide_length_phrase", "results_table", "capacity_reading",
-                                    "authors_budget_mamba_hmm", "transformer_solve_phrase_hmm"}
+    assert set(page_phrases(chapter, _tiny(), results.metrics)) >= {
+        "decide_length_phrase", "results_table", "capacity_reading", "authors_budget_mamba_hmm",
+        "transformer_solve_phrase_hmm", "lstm_bijection_relation", "recall_mamba_heading"}
 
 
 @pytest.mark.slow

@@ -148,3 +148,35 @@ def test_ranks_and_spearman_agree_with_scipy_with_and_without_ties():
         assert torch.equal(ranks(values), torch.from_numpy(stats.rankdata(values.numpy())))
         expected = stats.spearmanr(values.numpy(), other.numpy()).statistic
         assert spearman(values, other) == pytest.approx(expected, abs=1e-12)
+
+
+def test_r_squared_matches_least_squares_with_an_intercept():
+    from attention_dynamics.measures.geometry import _r_squared
+
+    generator = torch.Generator().manual_seed(11)
+    features = torch.randn(300, 6, generator=generator, dtype=torch.float64) * 3 + 2
+    target = features @ torch.randn(6, 1, generator=generator, dtype=torch.float64)
+    target = target.squeeze(1) + torch.randn(300, generator=generator, dtype=torch.float64)
+    design = torch.cat([features, torch.ones(300, 1, dtype=torch.float64)], dim=1)
+    fit = design @ torch.linalg.lstsq(design, target[:, None]).solution
+    reference = 1 - (target - fit.squeeze(1)).square().sum() / (target - target.mean()).square().sum()
+    assert _r_squared(features, target) == pytest.approx(reference.item(), abs=1e-12)
+    # a repeated column and a constant one add nothing to the span (rank-deficient design)
+    deficient = torch.cat([features, features[:, :1] * 2, torch.full((300, 1), 7.0)], dim=1)
+    assert _r_squared(deficient, target) == pytest.approx(reference.item(), abs=1e-12)
+    assert _r_squared(features[:, :1] * 0 + 1, target) == 0.0
+
+
+def test_r_squared_keeps_its_bits_at_every_memory_offset():
+    from attention_dynamics.measures.geometry import _r_squared
+
+    generator = torch.Generator().manual_seed(12)
+    features = torch.randn(257, 9, generator=generator, dtype=torch.float64)
+    target = features.sum(dim=1) + torch.randn(257, generator=generator, dtype=torch.float64)
+    values = set()
+    for offset in range(8):  # copies whose data start 8 * offset bytes into a buffer
+        storage = torch.empty(offset + features.numel(), dtype=torch.float64)
+        shifted = storage[offset:].view(257, 9)
+        shifted.copy_(features)
+        values.add(_r_squared(shifted, target.clone()))
+    assert len(values) == 1

@@ -243,13 +243,33 @@ class ManifoldSummary:
     linear_r2: float
 
 
+_RANK_TOLERANCE = 1e-10
+"""The share of a feature column's norm below which :func:`_r_squared` counts it as dependent."""
+
+
 def _r_squared(features: torch.Tensor, target: torch.Tensor) -> float:
-    """``R^2`` of the least-squares fit of ``target`` ``(N,)`` on ``features`` ``(N, m)`` + 1."""
-    design = torch.cat([features, torch.ones_like(target)[:, None]], dim=1)
-    solution = torch.linalg.lstsq(design, target[:, None]).solution
-    residual = target - (design @ solution).squeeze(1)
-    centred = target - target.mean()
-    return (1 - residual @ residual / (centred @ centred)).item()
+    """``R^2`` of the least-squares fit of ``target`` ``(N,)`` on ``features`` ``(N, m)`` + 1.
+
+    The share of the centred target's sum of squares that lies in the span of the centred
+    features, found by modified Gram-Schmidt (each column orthogonalized twice) in float64 with
+    torch's own reductions: the same bits in every process, where LAPACK's least squares moves
+    the last digits with the memory alignment of its inputs. A column left with less than
+    :data:`_RANK_TOLERANCE` of its norm after the projection is dependent and is skipped.
+    """
+    centred_target = target.double() - target.double().mean()
+    features = features.double()
+    basis: list[torch.Tensor] = []
+    for column in (features - features.mean(dim=0)).T:
+        norm = column.square().sum().sqrt()
+        for _ in range(2):
+            for unit in basis:
+                column = column - (column * unit).sum() * unit
+        remaining = column.square().sum().sqrt()
+        if remaining > _RANK_TOLERANCE * norm:
+            basis.append(column / remaining)
+    explained = sum(((centred_target * unit).sum().square() for unit in basis),
+                    torch.zeros((), dtype=torch.float64, device=target.device))
+    return (explained / centred_target.square().sum()).item()
 
 
 def standardize_features(points: torch.Tensor) -> torch.Tensor:

@@ -8,7 +8,7 @@ filtering and associative recall, scored against the exact answers, then looked 
 - :mod:`.training`: every architecture trained on every task and seed;
 - :mod:`.scores`: the table, its nulls and the comparisons the page words;
 - :mod:`.solving`: the step from which the transformer solves each task;
-- :mod:`.words`: the page's words for the results;
+- :mod:`.words`: the page's words for the results (no part imports it);
 - :mod:`.capacity`: the capacity question (fewer state addresses than pairs);
 - :mod:`.deep_mamba`: the authors' Mamba and the standard one, deeper, on HMM filtering;
 - :mod:`.hmm_reading`: who reads the HMM's matrices (model against Bayes entropy);
@@ -16,10 +16,10 @@ filtering and associative recall, scored against the exact answers, then looked 
 - :mod:`.probes`: where each model reads on associative recall, over training;
 - :mod:`.gradients`: the gradient at the Mamba's implicit attention against the softmax's;
 - :mod:`.figures`: the figures;
-- :mod:`.chapter`: :func:`.chapter.run`, every part in the notebook's order.
+- :mod:`.experiment`: :func:`.experiment.run`, every part in the notebook's order.
 """
 
-from attention_dynamics.chapters.content_routing.chapter import ContentRoutingRun, run
+from attention_dynamics.chapters.content_routing.experiment import ContentRoutingRun, run
 from attention_dynamics.chapters.content_routing.settings import SETTINGS, chapter_seeds, settings
 
 __all__ = ["SETTINGS", "ContentRoutingRun", "chapter_seeds", "run", "settings"]

@@ -10,13 +10,12 @@ import torch
 from attention_dynamics.book.formatting import numbers
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.content_routing.architectures import Architectures
-from attention_dynamics.chapters.content_routing.scores import Comparisons, Scores
+from attention_dynamics.chapters.content_routing.scores import Scores
 from attention_dynamics.chapters.content_routing.training import (
     Training,
     train_seeds,
     training_config,
 )
-from attention_dynamics.chapters.content_routing.words import capacity_words
 from attention_dynamics.models.registry import matched_config
 from attention_dynamics.tasks.base import Task
 
@@ -28,12 +27,12 @@ class Capacity:
     Attributes:
         d_state: its state size ``N`` (addresses), fewer than the pairs.
         accuracy: its held-out recall accuracy per seed, in seed order.
-        phrases: the reading of the question, by glue name.
+        solved: how many of those seeds solve recall (accuracy at the recall bar).
     """
 
     d_state: int
     accuracy: list[float]
-    phrases: dict[str, str]
+    solved: int
 
     def summary(self) -> str:
         """The accuracy per seed, in a line."""
@@ -42,7 +41,7 @@ class Capacity:
 
 def capacity_question(results: Results, chosen: dict, tasks: dict[str, Task],
                       architectures: Architectures, training: Training, scores: Scores,
-                      comparisons: Comparisons, device: torch.device) -> Capacity:
+                      device: torch.device) -> Capacity:
     """Train the Mamba with ``capacity_d_state`` addresses on recall on every seed (the table's
     Mamba's training settings); record its state size, the pairs per address, its accuracy over
     seeds (``recall_accuracy_mamba_capacity``) and its solved seeds."""
@@ -60,5 +59,4 @@ def capacity_question(results: Results, chosen: dict, tasks: dict[str, Task],
     results.record_spread("recall_accuracy_mamba_capacity", accuracy)
     solved = sum(a >= scores.recall_bar for a in accuracy)
     results.record("recall_mamba_capacity_solved_seeds", solved)
-    return Capacity(d_state, accuracy, capacity_words(
-        accuracy, solved, comparisons.solved["mamba"], chosen["fixed"]["mamba"]["d_state"]))
+    return Capacity(d_state, accuracy, solved)

@@ -53,11 +53,6 @@ class DeepMamba:
     first_models: dict[str, nn.Module]
     lstm: list[ArchitectureRun]
 
-    @property
-    def phrases(self) -> dict[str, str]:
-        """The authors' training budget of their HMM Mamba, by glue name."""
-        return {"authors_budget_mamba_hmm": AUTHORS_TRAINING_SEQUENCES["mamba", "hmm"].text}
-
     def table(self) -> pd.DataFrame:
         """Parameters, per-sample MAE (bits, mean of seeds) and the least settled seed's loss
         fall over the last tenth, per variant and for the LSTM (columns)."""

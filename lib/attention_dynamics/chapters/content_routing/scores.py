@@ -13,7 +13,6 @@ from attention_dynamics.book.paper_numbers import ENTROPY_MAE_BITS, RECALL_ACCUR
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.content_routing.settings import TASKS, recall_solve_bar
 from attention_dynamics.chapters.content_routing.training import Training
-from attention_dynamics.chapters.content_routing.words import lstm_bijection_words, recall_words
 from attention_dynamics.measures.metrics import blind_predictor_maes
 from attention_dynamics.measures.trajectories import relative_fall
 from attention_dynamics.models.registry import ARCHITECTURES
@@ -45,14 +44,6 @@ class Scores:
     uniform_mae: float
     recall_bar: float
 
-    @property
-    def phrases(self) -> dict[str, object]:
-        """The table and the papers' numbers that the page quotes, by glue name."""
-        glued: dict[str, object] = {"results_table": self.table}
-        glued |= {f"paper_mae_bits_{arch}_{name}": number.text
-                  for (arch, name), number in ENTROPY_MAE_BITS.items()}
-        return glued | {f"paper_recall_accuracy_{arch}": number.text
-                        for arch, number in RECALL_ACCURACY.items()}
 
 
 def _spread_text(spread: tuple[float, float, float]) -> str:
@@ -110,32 +101,21 @@ def record_references(results: Results, tasks: dict[str, Task], training: Traini
 
 @dataclass
 class Comparisons:
-    """The comparisons the page words: who lags on bijections, who solves recall.
+    """Who solves recall, seed by seed.
 
     Attributes:
         solved: the recall seeds each architecture solves (accuracy at the recall bar).
-        phrases: their words, by glue name.
     """
 
     solved: dict[str, int]
-    phrases: dict[str, str]
 
 
-def compare_architectures(results: Results, chosen: dict, tasks: dict[str, Task],
-                          training: Training, scores: Scores) -> Comparisons:
-    """Word the LSTM against the routing models on bijections and the solved recall seeds;
-    record the transformer's and the Mamba's solved seeds (``recall_solved_seeds_transformer``,
-    ``recall_mamba_solved_seeds``). Reads the MAEs that :func:`score_table` and
-    :func:`record_references` recorded."""
-    metrics = results.metrics
-    routing_mae = max(metrics[f"mae_bits_{arch}_bijection"] for arch in ("transformer", "mamba"))
-    phrases = lstm_bijection_words(metrics["mae_bits_lstm_bijection"], routing_mae,
-                                   metrics["bijection_marginal_gap_bits"])
+def compare_architectures(results: Results, training: Training, scores: Scores) -> Comparisons:
+    """Count the recall seeds each architecture solves; record the transformer's and the
+    Mamba's (``recall_solved_seeds_transformer``, ``recall_mamba_solved_seeds``)."""
     solved = {arch: sum(run.accuracy >= scores.recall_bar
                         for run in training.seed_runs(arch, "recall"))
               for arch in ARCHITECTURES}
-    phrases |= recall_words(solved, len(training.seeds), tasks["recall"].n_pairs,
-                            chosen["fixed"]["mamba"]["d_state"])
     results.record("recall_solved_seeds_transformer", solved["transformer"])
     results.record("recall_mamba_solved_seeds", solved["mamba"])
-    return Comparisons(solved, phrases)
+    return Comparisons(solved)

@@ -19,7 +19,6 @@ from attention_dynamics.chapters.content_routing.settings import (
     TASKS,
 )
 from attention_dynamics.chapters.content_routing.training import Training
-from attention_dynamics.chapters.content_routing.words import solve_phrase
 from attention_dynamics.measures.metrics import evaluate
 from attention_dynamics.models.registry import build_model
 from attention_dynamics.tasks.associative_recall import recall_accuracy
@@ -67,11 +66,9 @@ class SolveSteps:
     Attributes:
         steps: the first checkpoint from which the first seed stays at the bar, per task
             (``None``: it does not within its steps).
-        phrases: each task's ``transformer_solve_phrase_<task>``, by glue name.
     """
 
     steps: dict[str, int | None]
-    phrases: dict[str, str]
 
 
 def transformer_solve_steps(results: Results, chosen: dict, tasks: dict[str, Task],
@@ -80,7 +77,7 @@ def transformer_solve_steps(results: Results, chosen: dict, tasks: dict[str, Tas
     """Find the transformer's solve step on each task from its first seed's checkpoints; record
     ``transformer_solved_<task>`` (0 or 1) and ``transformer_solve_step_<task>`` (its steps
     where it does not solve it)."""
-    steps, phrases = {}, {}
+    steps = {}
     for name in TASKS:
         history = training.runs["transformer", name, 0].history
         model = build_model(architectures.configs[name]["transformer"], torch.Generator()).to(device)
@@ -91,6 +88,4 @@ def transformer_solve_steps(results: Results, chosen: dict, tasks: dict[str, Tas
         results.record(f"transformer_solved_{name}", int(steps[name] is not None))
         results.record(f"transformer_solve_step_{name}",
                        chosen["steps"][name] if steps[name] is None else steps[name])
-        phrases[f"transformer_solve_phrase_{name}"] = solve_phrase(steps[name],
-                                                                   chosen["steps"][name])
-    return SolveSteps(steps, phrases)
+    return SolveSteps(steps)

@@ -4,8 +4,17 @@ the run shows whatever it shows (glued into the page)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from attention_dynamics.book.paper_numbers import (
+    AUTHORS_TRAINING_SEQUENCES,
+    ENTROPY_MAE_BITS,
+    RECALL_ACCURACY,
+)
 from attention_dynamics.chapters.content_routing.settings import FAILURE_MULTIPLE, SETTINGS, TASKS
+
+if TYPE_CHECKING:
+    from attention_dynamics.chapters.content_routing.experiment import ContentRoutingRun
 
 TASK_WORDS = {"bijection": "bijections", "hmm": "HMM filtering", "recall": "recall"}
 """Each task's name in a sentence."""
@@ -95,3 +104,35 @@ def capacity_words(accuracy: list[float], solved: int, mamba_solved: int,
     spread = (f"accuracy {low:.3f} on every seed" if f"{low:.3f}" == f"{high:.3f}"
               else f"accuracy {low:.3f} to {high:.3f} over the seeds")
     return {"capacity_reading": reading, "capacity_accuracy_phrase": spread}
+
+
+def page_phrases(experiment: ContentRoutingRun, chosen: dict,
+                 metrics: Mapping[str, float]) -> dict[str, object]:
+    """Everything the page glues beside the recorded metrics, by glue name: the table, the
+    papers' numbers it quotes, and the words for the run's results.
+
+    Args:
+        experiment: what :func:`~attention_dynamics.chapters.content_routing.experiment.run`
+            returned.
+        chosen: the settings it ran with.
+        metrics: the metrics it recorded, by name.
+    """
+    glued: dict[str, object] = {"decide_length_phrase": decide_length_phrase(),
+                                "results_table": experiment.scores.table,
+                                "authors_budget_mamba_hmm":
+                                    AUTHORS_TRAINING_SEQUENCES["mamba", "hmm"].text}
+    glued |= {f"paper_mae_bits_{arch}_{name}": number.text
+              for (arch, name), number in ENTROPY_MAE_BITS.items()}
+    glued |= {f"paper_recall_accuracy_{arch}": number.text
+              for arch, number in RECALL_ACCURACY.items()}
+    glued |= {f"transformer_solve_phrase_{name}": solve_phrase(step, chosen["steps"][name])
+              for name, step in experiment.solve_steps.steps.items()}
+    routing_mae = max(metrics[f"mae_bits_{arch}_bijection"] for arch in ("transformer", "mamba"))
+    glued |= lstm_bijection_words(metrics["mae_bits_lstm_bijection"], routing_mae,
+                                  metrics["bijection_marginal_gap_bits"])
+    d_state = chosen["fixed"]["mamba"]["d_state"]
+    solved = experiment.comparisons.solved
+    glued |= recall_words(solved, len(experiment.training.seeds),
+                          experiment.tasks["recall"].n_pairs, d_state)
+    capacity = experiment.capacity
+    return glued | capacity_words(capacity.accuracy, capacity.solved, solved["mamba"], d_state)

@@ -1,4 +1,5 @@
-"""Chapter 5's whole experiment, part by part in the notebook's order."""
+"""Chapter 5's whole experiment, part by part in the notebook's order: numbers only (the page's
+words come from :mod:`.words`, which no part imports)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,6 @@ from attention_dynamics.chapters.content_routing.scores import (
 from attention_dynamics.chapters.content_routing.settings import chapter_seeds
 from attention_dynamics.chapters.content_routing.solving import SolveSteps, transformer_solve_steps
 from attention_dynamics.chapters.content_routing.training import Training, train_architectures
-from attention_dynamics.chapters.content_routing.words import decide_length_phrase
 from attention_dynamics.tasks.base import Task
 
 
@@ -72,13 +72,6 @@ class ContentRoutingRun:
     scan_check: ScanGradientCheck
     fractions: NetFractions
 
-    @property
-    def phrases(self) -> dict[str, object]:
-        """Everything the page glues beside the recorded metrics (phrases and tables), by name."""
-        return ({"decide_length_phrase": decide_length_phrase()} | self.scores.phrases
-                | self.solve_steps.phrases | self.comparisons.phrases | self.capacity.phrases
-                | self.deep.phrases)
-
 
 def run(results: Results, chosen: dict, device: torch.device, seed: int) -> ContentRoutingRun:
     """Run chapter 5's experiment with ``chosen`` settings on ``device`` from base seed ``seed``,
@@ -101,9 +94,8 @@ def run(results: Results, chosen: dict, device: torch.device, seed: int) -> Cont
     solve_steps = transformer_solve_steps(results, chosen, tasks, architectures, training, scores,
                                           device)
     record_references(results, tasks, training)
-    comparisons = compare_architectures(results, chosen, tasks, training, scores)
-    capacity = capacity_question(results, chosen, tasks, architectures, training, scores,
-                                 comparisons, device)
+    comparisons = compare_architectures(results, training, scores)
+    capacity = capacity_question(results, chosen, tasks, architectures, training, scores, device)
     deep = deep_mamba(results, chosen, tasks, architectures, training, scores, device)
     tracking = entropy_tracking(results, tasks, training, device)
     manifolds = value_manifolds(results, chosen, tasks, training, device, seed)
