@@ -36,7 +36,7 @@ from myst_nb import glue
 from attention_dynamics.book.notebook import chapter_settings, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters import em_reading as chapter
-from attention_dynamics.chapters.em_reading import figures, tables
+from attention_dynamics.chapters.em_reading import figures, tables, words
 
 # On one thread (a step is a few hundred small matrix products: two threads took 73 ms
 # per step of all ten runs on an idle two-core machine but 0.4 to 3.4 s on a shared one,
@@ -50,7 +50,7 @@ settings = chapter_settings(chapter, profile, res, settings_file)
 
 # %%
 experiment = chapter.run(res, settings, dev, seed)
-
+glue_each(words.page_phrases(experiment, res, settings))
 
 # %% [markdown]
 # ## The chain and its exact predictor
@@ -76,7 +76,6 @@ show_figure("fig_em_chain", figures.chain_figure(chain))
 
 # %%
 rep = experiment.reproduction
-glue_each(rep.phrases)
 tables.per_seed_table(chain, rep)
 
 # %% [markdown]
@@ -104,7 +103,6 @@ show_figure("fig_em_loss_curves", figures.loss_curves_figure(chain, rep, held))
 
 # %%
 paths = experiment.paths
-glue_each(paths.phrases)
 show_figure("fig_em_value_paths", figures.value_paths_figure(paths))
 tables.path_table(paths, rep.runs)
 
@@ -122,7 +120,6 @@ tables.path_table(paths, rep.runs)
 
 # %%
 settled = experiment.settling
-glue_each(settled.phrases)
 tables.settling_table(res)
 
 # %% [markdown]
@@ -163,7 +160,6 @@ show_figure("fig_em_fresh_two_timescales", figures.fresh_figure(fresh))
 
 # %%
 em = experiment.em
-glue_each(em.phrases)
 tables.em_checks_table(em)
 
 # %% [markdown]
@@ -179,8 +175,7 @@ tables.em_checks_table(em)
 
 # %%
 exact = experiment.exact
-glue_each(exact.phrases)
-exact.table.round(3)
+tables.schedule_table(res, settings["steps"], settings["exact_steps"]).round(3)
 
 # %% [markdown]
 # ## The value multiplier, the other parameter groups, and the stability edge

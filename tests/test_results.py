@@ -1,8 +1,11 @@
 """Reading the table of contents: which notebooks the build runs, and in which groups."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from attention_dynamics.book.results import (
@@ -11,6 +14,7 @@ from attention_dynamics.book.results import (
     book_notebooks,
     notebooks_before,
 )
+from attention_dynamics.chapters import CHAPTERS
 from book_build.schedule import DEFAULT_CPU_SECONDS, expected_seconds, longest_first, nice_levels
 from book_build.staging import stage_sources
 
@@ -150,3 +154,28 @@ def test_the_runner_files_neither_count_nor_stale_a_result(tmp_path):
     assert library_fingerprint(tmp_path) == before
     assert changed_library_modules(recorded, tmp_path) == ["models.py"]   # the hash is made up
     assert {"cli.py", "chapters/__init__.py"} <= RUNNER_FILES
+
+
+def test_a_chapters_page_modules_neither_count_nor_stale_a_result(tmp_path):
+    from attention_dynamics.book.provenance import changed_library_modules
+
+    chapter = tmp_path / "chapters" / "some_chapter"
+    chapter.mkdir(parents=True)
+    (chapter / "words.py").write_text('WORD = "more"\n')
+    (chapter / "training.py").write_text("STEPS = 10\n")
+    (tmp_path / "words.py").write_text('WORD = "more"\n')  # not a chapter's: it counts
+    recorded = {"chapters/some_chapter/words.py": "0" * 16,
+                "chapters/some_chapter/training.py": "0" * 16, "words.py": "0" * 16}
+    assert changed_library_modules(recorded, tmp_path) == [
+        "chapters/some_chapter/training.py", "words.py"]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_part_of_a_chapters_run_imports_its_page_modules(chapter):
+    """The command line imports a chapter's package to run it: that must load no page module."""
+    code = (f"import sys, attention_dynamics.chapters.{chapter}\n"
+            "print(sorted(n for n in sys.modules if n.rsplit('.', 1)[-1] in "
+            "('words', 'tables', 'figures') and n.startswith('attention_dynamics')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert loaded == "[]"

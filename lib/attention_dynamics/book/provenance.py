@@ -45,10 +45,18 @@ CODE_TAG = f"py{sys.version_info.major}.{sys.version_info.minor}"
 """The parser of a code fingerprint (syntax trees differ between Python versions)."""
 
 
+PAGE_MODULES = frozenset({"words.py", "tables.py", "figures.py"})
+"""A chapter's page modules (``chapters/<chapter>/<name>``): they make the page's words, tables
+and figures from a finished run, and no part of a run imports them (a test checks it), so an
+edit to a page never stales a number."""
+
+
 def _makes_results(relative: Path) -> bool:
     """Whether the package file at ``relative`` path can change a result: not in the ``book``
-    subpackage, not one of :data:`RUNNER_FILES`."""
-    return relative.parts[0] != "book" and relative.as_posix() not in RUNNER_FILES
+    subpackage, not one of :data:`RUNNER_FILES`, not a chapter's :data:`PAGE_MODULES`."""
+    page = (len(relative.parts) == 3 and relative.parts[0] == "chapters"
+            and relative.name in PAGE_MODULES)
+    return relative.parts[0] != "book" and relative.as_posix() not in RUNNER_FILES and not page
 
 
 SETTINGS_DATA = frozenset({"SETTINGS", "_QUICK"})

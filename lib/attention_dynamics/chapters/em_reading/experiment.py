@@ -55,14 +55,6 @@ class EmReadingRun:
     adam: Adam
     deep: pd.DataFrame
 
-    @property
-    def phrases(self) -> dict[str, object]:
-        """Everything the page glues beside the recorded metrics (phrases and tables), by name."""
-        glued = {}
-        for part in (self.reproduction, self.paths, self.settling, self.em, self.exact):
-            glued |= part.phrases
-        return glued | {"deep_variant_table": self.deep}
-
 
 def run(results: Results, settings: dict, device: torch.device, seed: int) -> EmReadingRun:
     """The chapter's experiment, part by part in the notebook's order, recorded into ``results``.

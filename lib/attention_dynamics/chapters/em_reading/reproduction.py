@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,8 +19,6 @@ import torch
 from attention_dynamics.attention import causal_mask
 from attention_dynamics.book.results import Results
 from attention_dynamics.book.statistics import bootstrap_interval, sign_test_p
-from attention_dynamics.chapters.em_reading.tables import PATH_MEASURES, schedule_table
-from attention_dynamics.chapters.em_reading.words import on_seeds
 from attention_dynamics.chapters.progress import training_run
 from attention_dynamics.measures.geometry import class_means, pca
 from attention_dynamics.measures.trajectories import (
@@ -155,7 +153,6 @@ class Reproduction:
             authors' count).
         paired: per seed, EM-like minus SGD, ``(S,)`` each: final entropy (nats), final
             accuracy, gap to the exact predictor (nats).
-        phrases: text glued into the page, by glue name.
     """
 
     history: TrainingHistory
@@ -167,7 +164,6 @@ class Reproduction:
     em_steps: np.ndarray
     pooled_steps: np.ndarray
     paired: dict[str, torch.Tensor]
-    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def reproduction(results: Results, settings: dict, chain: Chain, device: torch.device,
@@ -251,15 +247,8 @@ def reproduction(results: Results, settings: dict, chain: Chain, device: torch.d
     }
     for name, difference in paired.items():
         results.record_spread(name, difference.double())
-    quality = {
-        "lower final entropy": int((paired["em_minus_sgd_final_entropy"] < 0).sum()),
-        "higher accuracy": int((paired["em_minus_sgd_final_accuracy"] > 0).sum()),
-        "smaller gap to the exact predictor": int((paired["em_minus_sgd_gap_to_bayes"] < 0).sum()),
-    }
-    phrase = "ends with a " + ", a ".join(f"{what} {on_seeds(k, len(seeds))}"
-                                           for what, k in quality.items())
     return Reproduction(history, final, run_index, loss, ent, acc, em_steps, pooled_steps,
-                        paired, {"em_quality_phrase": phrase})
+                        paired)
 
 
 @dataclass
@@ -311,6 +300,10 @@ def matched_snapshots(step: float, snapshot_every: int) -> int:
     return int(math.ceil(step / snapshot_every)) + 1
 
 
+PATH_MEASURES = ("length", "displacement", "straightness", "persistence")
+"""The measures of the value prototypes' paths (``measures.trajectories.PathSummary``)."""
+
+
 @dataclass
 class ValuePaths:
     """The paths of the value prototypes (one per symbol: the mean value of its positions).
@@ -321,13 +314,19 @@ class ValuePaths:
             the whole runs (``(R, 8)`` per measure).
         coords: ``(M, 2, 8, 2)`` the first seed's SGD and EM-like prototypes on the two
             principal axes of all their positions.
-        phrases: text glued into the page, by glue name.
+        length_ratio: ``(S,)`` per seed, EM-like's mean path length up to the step at which it
+            reaches SGD's final loss over SGD's over its whole run.
+        rate_adjusted_ratio: ``(S,)`` that ratio over what the value rates and the steps
+            alone give.
+        straighter: ``(S,)`` per seed, EM-like's mean straightness at equal loss minus SGD's.
     """
 
     prototypes: torch.Tensor
     paths: PathSummary
     coords: np.ndarray
-    phrases: dict[str, str] = field(default_factory=dict)
+    length_ratio: torch.Tensor
+    rate_adjusted_ratio: torch.Tensor
+    straighter: torch.Tensor
 
 
 def value_paths(results: Results, settings: dict, chain: Chain, rep: Reproduction) -> ValuePaths:
@@ -357,7 +356,7 @@ def value_paths(results: Results, settings: dict, chain: Chain, rep: Reproductio
     results.record("em_path_straightness_matched", matched_straightness.mean())
     length_ratio = matched_length / paths.length[sgd_runs].mean(dim=-1)
     straighter = matched_straightness - paths.straightness[sgd_runs].mean(dim=-1)
-    _, ratio_low, ratio_high = results.record_spread("em_path_length_matched_ratio", length_ratio)
+    results.record_spread("em_path_length_matched_ratio", length_ratio)
     # what the schedule alone gives: each gradient step moves the values by their rate times
     # the gradient, so at equal gradients EM-like's path up to its matching step is longer
     # than SGD's whole path by (value rate ratio) x (its steps / SGD's steps)
@@ -366,29 +365,13 @@ def value_paths(results: Results, settings: dict, chain: Chain, rep: Reproductio
     path_steps = torch.tensor([(matched_snapshots(step, every) - 1) * every
                                for step in rep.em_steps], dtype=torch.float64)  # (S,)
     beyond_rate = length_ratio / (rate_ratio * path_steps / settings["steps"])
-    rate_mean, rate_low, rate_high = results.record_spread("em_path_length_rate_adjusted_ratio",
-                                                           beyond_rate)
-    straighter_mean, *_ = results.record_spread("em_minus_sgd_path_straightness_matched",
-                                                straighter)
-    n_seeds = len(chain.seeds)
-    longer_words = on_seeds(int((length_ratio > 1).sum()), n_seeds)
-    straighter_words = on_seeds(int((straighter > 0).sum()), n_seeds)
-    phrases = {
-        "longer_phrase": f"longer than SGD's whole paths {longer_words}, EM-like / SGD from "
-                         f"{ratio_low:.2f} to {ratio_high:.2f}",
-        "rate_phrase": f"{rate_mean:.2f} times what the rate and the steps alone give (from "
-                       f"{rate_low:.2f} to {rate_high:.2f}), longer than that "
-                       f"{on_seeds(int((beyond_rate > 1).sum()), n_seeds)}",
-        "coherent_phrase": f"at equal loss the EM-like paths are straighter than SGD's "
-                           f"{straighter_words}, by {straighter_mean:.3f} on average",
-        "coherence_conclusion": f"at equal loss straighter than SGD's {straighter_words}, by "
-                                f"{straighter_mean:.3f} on average",
-    }
+    results.record_spread("em_path_length_rate_adjusted_ratio", beyond_rate)
+    results.record_spread("em_minus_sgd_path_straightness_matched", straighter)
     shown = prototypes[:, [sgd_runs[0], em_runs[0]]]  # (M, 2, 8, d_v)
     projection = pca(shown.reshape(-1, shown.shape[-1]))
     results.record("pca_top2_share", projection.explained_variance_ratio[:2].sum())
     coords = projection.scores[:, :2].reshape(*shown.shape[:3], 2).numpy()
-    return ValuePaths(prototypes, paths, coords, phrases)
+    return ValuePaths(prototypes, paths, coords, length_ratio, beyond_rate, straighter)
 
 
 @dataclass
@@ -401,14 +384,12 @@ class Settling:
         uniformity: ``(R,)`` final attention entropy over the uniform's.
         routing: ``(R,)`` final same-symbol attention mass over its share (1: uniform).
         linear_error: ``(R,)`` relative error of the first-order expansion of the logits.
-        phrases: text glued into the page, by glue name.
     """
 
     frames: FramePrecision
     uniformity: torch.Tensor
     routing: torch.Tensor
     linear_error: torch.Tensor
-    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def settling(results: Results, settings: dict, chain: Chain, rep: Reproduction,
@@ -443,9 +424,7 @@ def settling(results: Results, settings: dict, chain: Chain, rep: Reproduction,
         results.record(f"{name}_attention_uniformity", uniformity[runs].mean())
         results.record(f"{name}_symbol_routing", routing_ratio[runs].mean())
         results.record(f"{name}_linear_response_error", linear_error[runs].mean())
-    moves = ("more" if results.metrics["em_attention_total_change"]
-             > results.metrics["sgd_attention_total_change"] else "less")
-    return Settling(frames, uniformity, routing_ratio, linear_error, {"em_attention_moves": moves})
+    return Settling(frames, uniformity, routing_ratio, linear_error)
 
 
 def em_checks(params: HeadParams, data: StickyChainData, run_index: torch.Tensor, prefix: int,
@@ -498,12 +477,10 @@ class EmChecks:
     Attributes:
         tables: ``{"init": ..., "final": ...}``, a row per run, the columns :data:`EM_CHECKS`.
         runs: the run indices of each schedule.
-        phrases: text glued into the page, by glue name.
     """
 
     tables: dict[str, pd.DataFrame]
     runs: dict[str, list[int]]
-    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def em_reading_checks(results: Results, settings: dict, chain: Chain, rep: Reproduction,
@@ -524,11 +501,7 @@ def em_reading_checks(results: Results, settings: dict, chain: Chain, rep: Repro
             results.record(f"{name}_{when}_value_step_raises_q", chosen["value step raises Q"].sum())
             results.record(f"{name}_{when}_loss_below_m_step_floor", chosen["L below min Q"].sum())
     results.record("em_prefix", prefix)
-    raised = (results.metrics["sgd_final_value_step_raises_q"]
-              + results.metrics["em_final_value_step_raises_q"])
-    phrase = ("here the two objectives still point the same way, although nothing makes them"
-              if raised == 0 else "so here the two objectives already pull apart")
-    return EmChecks(tables, rep.runs, {"value_step_q_phrase": phrase})
+    return EmChecks(tables, rep.runs)
 
 
 @dataclass
@@ -538,14 +511,10 @@ class ExactValues:
     Attributes:
         history: its training history (``S`` runs, one per seed).
         heldout_loss: ``(M, S)`` held-out cross-entropy (nats) per snapshot.
-        table: the three schedules side by side (rows SGD, EM-like, values solved).
-        phrases: what the page glues (the table rounded to 3 decimals among them), by name.
     """
 
     history: TrainingHistory
     heldout_loss: torch.Tensor
-    table: pd.DataFrame
-    phrases: dict[str, object] = field(default_factory=dict)
 
 
 def exact_values(results: Results, settings: dict, chain: Chain, rep: Reproduction,
@@ -591,16 +560,4 @@ def exact_values(results: Results, settings: dict, chain: Chain, rep: Reproducti
     # time to reach SGD's final loss, in units of SGD's own steps (same runs, same timing)
     results.record("exact_time_to_sgd_final_ratio",
                    results.metrics["exact_steps_to_sgd_final"] * cost_ratio / STEPS, timing=True)
-    table = schedule_table(results, STEPS, exact_steps)
-    overfits = (results.metrics["exact_heldout_gap_to_bayes"]
-                > results.metrics["em_heldout_gap_to_bayes"])
-    phrases = {
-        "schedule_table": table.round(3),
-        "closest_schedule": table["best held-out gap (nats)"].idxmin(),
-        "exact_heldout_relation": "further from" if overfits else "closer to",
-        "exact_heldout_lesson": (
-            "values fitted exactly to one sequence fit its noise, and a faster optimiser of "
-            "the training loss is not a better estimator of the chain" if overfits
-            else "solving for the values helps on a fresh sequence too"),
-    }
-    return ExactValues(exact, exact_heldout, table, phrases)
+    return ExactValues(exact, exact_heldout)

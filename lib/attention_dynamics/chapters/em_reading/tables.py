@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from attention_dynamics.book.results import Results
+from attention_dynamics.chapters.em_reading.reproduction import PATH_MEASURES
 
 if TYPE_CHECKING:
     from attention_dynamics.chapters.em_reading.reproduction import (
@@ -17,10 +18,6 @@ if TYPE_CHECKING:
         Reproduction,
         ValuePaths,
     )
-
-PATH_MEASURES = ("length", "displacement", "straightness", "persistence")
-"""The measures of the value prototypes' paths (``measures.trajectories.PathSummary``)."""
-
 
 PER_SEED = re.compile(r"_seed\d+$|_n_seeds$")
 """The names of the per-seed values a spread is recorded with (``Results.record_seeds``)."""
