@@ -2,7 +2,6 @@
 CPU with AVX2 (CI runs on Intel and AMD machines in turn)."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -11,8 +10,8 @@ import torch
 
 from attention_dynamics.bitwise import REFERENCE_DIGESTS, parameter_digest, training_digest
 from attention_dynamics.dispatch import (
-    PINNED_DISPATCH,
     UNPIN_VARIABLE,
+    child_environment,
     pin_cpu_dispatch,
     unpinned_warning,
 )
@@ -21,9 +20,8 @@ from attention_dynamics.dispatch import (
 def run_python(code: str, **environment: str) -> str:
     """Run ``code`` in a fresh interpreter with ``environment`` added to a clean copy of this
     one's (no pin variables inherited); return its standard output."""
-    env = {name: value for name, value in os.environ.items()
-           if name not in PINNED_DISPATCH and name != UNPIN_VARIABLE}
-    completed = subprocess.run([sys.executable, "-c", code], env=env | environment,
+    completed = subprocess.run([sys.executable, "-c", code],
+                               env=child_environment(pinned=True) | environment,
                                capture_output=True, text=True, check=True)
     return completed.stdout
 
@@ -72,3 +70,10 @@ def test_this_machine_computes_the_books_bits():
     code = ("import json\nfrom attention_dynamics.bitwise import machine_digests\n"
             "print(json.dumps(machine_digests()))")
     assert json.loads(run_python(code)) == REFERENCE_DIGESTS
+
+
+def test_a_childs_environment_leaves_the_choice_to_the_child():
+    parent = {"PATH": "/bin", "MKL_CBWR": "AVX2,STRICT", UNPIN_VARIABLE: "1"}
+    assert child_environment(True, parent) == {"PATH": "/bin"}
+    assert child_environment(False, parent) == {"PATH": "/bin", UNPIN_VARIABLE: "1"}
+    assert parent["MKL_CBWR"] == "AVX2,STRICT"  # the parent's own is left as it was

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from attention_dynamics.book.catalogue import undeclared
 from attention_dynamics.book.results import RESULTS_DIR_VARIABLE
 from attention_dynamics.chapters import CHAPTERS
 
@@ -85,3 +86,4 @@ def test_the_notebook_and_the_command_line_give_the_same_numbers(chapter, tmp_pa
     other = {name: value for name, value in command_line["metrics"].items() if name not in timings}
     assert other.keys() == numbers.keys()
     assert numbers == other
+    assert undeclared(chapter, numbers) == []  # every metric says what it is

@@ -175,7 +175,7 @@ def test_no_part_of_a_chapters_run_imports_its_page_modules(chapter):
     """The command line imports a chapter's package to run it: that must load no page module."""
     code = (f"import sys, attention_dynamics.chapters.{chapter}\n"
             "print(sorted(n for n in sys.modules if n.rsplit('.', 1)[-1] in "
-            "('words', 'tables', 'figures') and n.startswith('attention_dynamics')))")
+            "('words', 'tables', 'figures', 'metrics') and n.startswith('attention_dynamics.chapters.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert loaded == "[]"

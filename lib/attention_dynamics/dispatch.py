@@ -49,6 +49,19 @@ def pin_cpu_dispatch(environ: MutableMapping[str, str] | None = None) -> dict[st
     return missing
 
 
+def child_environment(pinned: bool, environ: MutableMapping[str, str] | None = None
+                      ) -> dict[str, str]:
+    """A copy of ``environ`` (default ``os.environ``) for a child process that makes its own
+    choice: without the pin's variables and :data:`UNPIN_VARIABLE`, so that the child pins when
+    ``pinned`` (importing the package does) and leaves the dispatch to the machine otherwise."""
+    environ = os.environ if environ is None else environ
+    environment = {name: value for name, value in environ.items()
+                   if name not in PINNED_DISPATCH and name != UNPIN_VARIABLE}
+    if not pinned:
+        environment[UNPIN_VARIABLE] = "1"
+    return environment
+
+
 def dispatch_state() -> dict[str, str]:
     """What this process's CPU kernels are: torch's capability (``AVX2``, ``AVX512``,
     ``DEFAULT``...), the three variables as set (``unset`` where not), and ``pinned``:

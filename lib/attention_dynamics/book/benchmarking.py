@@ -7,7 +7,6 @@ reports. Timings depend on the machine; only ratios measured in the same run are
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from torch import nn
 
 from attention_dynamics.attention import attention_forward
 from attention_dynamics.bitwise import REFERENCE_MODELS
-from attention_dynamics.dispatch import PINNED_DISPATCH, UNPIN_VARIABLE
+from attention_dynamics.dispatch import child_environment
 from attention_dynamics.heads import HeadProblem, sample_head_problem
 from attention_dynamics.models.mamba import selective_scan_chunked, selective_scan_sequential
 from attention_dynamics.models.transformer import Transformer, TransformerConfig
@@ -300,16 +299,12 @@ def mamba_scan_benchmark(length: int, batch: int = 32, d_inner: int = 128, d_sta
 def _step_seconds_in_a_process(pinned: bool, steps: int) -> dict:
     """Seconds per training step of each reference model (:mod:`attention_dynamics.bitwise`),
     measured in a fresh interpreter with the CPU dispatch pinned or not, and its capability."""
-    environment = {name: value for name, value in os.environ.items()
-                   if name not in PINNED_DISPATCH and name != UNPIN_VARIABLE}
-    if not pinned:
-        environment[UNPIN_VARIABLE] = "1"
     code = ("import json, torch\n"
             "from attention_dynamics.bitwise import REFERENCE_MODELS, seconds_per_step\n"
             f"seconds = {{arch: seconds_per_step(arch, {steps}) for arch in REFERENCE_MODELS}}\n"
             "print(json.dumps({'seconds': seconds, "
             "'capability': torch.backends.cpu.get_cpu_capability()}))")
-    completed = subprocess.run([sys.executable, "-c", code], env=environment,
+    completed = subprocess.run([sys.executable, "-c", code], env=child_environment(pinned),
                                capture_output=True, text=True, check=True)
     return json.loads(completed.stdout.strip().splitlines()[-1])
 

@@ -45,10 +45,10 @@ CODE_TAG = f"py{sys.version_info.major}.{sys.version_info.minor}"
 """The parser of a code fingerprint (syntax trees differ between Python versions)."""
 
 
-PAGE_MODULES = frozenset({"words.py", "tables.py", "figures.py"})
+PAGE_MODULES = frozenset({"words.py", "tables.py", "figures.py", "metrics.py"})
 """A chapter's page modules (``chapters/<chapter>/<name>``): they make the page's words, tables
-and figures from a finished run, and no part of a run imports them (a test checks it), so an
-edit to a page never stales a number."""
+and figures from a finished run, or declare its metrics in words, and no part of a run imports
+them (a test checks it), so an edit to a page never stales a number."""
 
 
 def _makes_results(relative: Path) -> bool:
