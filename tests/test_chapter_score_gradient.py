@@ -13,9 +13,9 @@ import torch
 from matplotlib.figure import Figure
 
 from attention_dynamics.book.results import Results
-from attention_dynamics.chapters.score_gradient import SETTINGS, ChapterRun, run, settings, tables
+from attention_dynamics.chapters.score_gradient import SETTINGS, ScoreGradientRun, run, settings, tables
 from attention_dynamics.chapters.score_gradient import figures as chapter_figures
-from attention_dynamics.chapters.score_gradient.experiment import (
+from attention_dynamics.chapters.score_gradient.checks import (
     CONDITIONS,
     QUANTITIES,
     SHAPE_NAMES,
@@ -37,7 +37,7 @@ TINY = dict(n_problems=6, max_length=6, n_step_problems=4, n_kernel_heads=2, sti
 """The quick settings' sizes cut down to a run of a second."""
 
 
-def _results_of_a_tiny_run(directory, seed=0) -> tuple[Results, ChapterRun]:
+def _results_of_a_tiny_run(directory, seed=0) -> tuple[Results, ScoreGradientRun]:
     """The metrics and the parts of the whole experiment, on the CPU with :data:`TINY` sizes."""
     results = Results("score_gradient", "quick", CPU, seed, directory=directory)
     return results, run(results, {**settings("quick"), **TINY}, CPU, seed)

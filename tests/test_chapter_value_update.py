@@ -18,6 +18,7 @@ from attention_dynamics.chapters.value_update import (
     toy_config,
 )
 from attention_dynamics.chapters.value_update import figures as chapter_figures
+from attention_dynamics.chapters.value_update.conditions import train_conditions
 from attention_dynamics.chapters.value_update.controls import (
     EM_MEASURES,
     EmComparison,
@@ -28,7 +29,6 @@ from attention_dynamics.chapters.value_update.controls import (
     symmetric_leaving_phrase,
     symmetric_start,
 )
-from attention_dynamics.chapters.value_update.experiment import train_conditions
 
 CPU = torch.device("cpu")
 

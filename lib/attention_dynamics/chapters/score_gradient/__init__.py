@@ -6,12 +6,12 @@ scores, and one on the weights ``W_Q``, ``W_K``, does to the attention mass on t
 on random heads and on trained sticky-chain heads; and the cost of the closed-form diagnostics.
 
 - :mod:`.settings`: ``SETTINGS`` per profile, :func:`.settings.settings`, the shared constants;
-- :mod:`.experiment`: the parts, each recording its metrics;
+- :mod:`.checks`: the parts, each recording its metrics;
 - :mod:`.figures` and :mod:`.tables`: results in, a figure or a table out;
-- :mod:`.chapter`: :func:`.chapter.run`, every part in the notebook's order.
+- :mod:`.experiment`: :func:`.experiment.run`, every part in the notebook's order.
 """
 
-from attention_dynamics.chapters.score_gradient.chapter import ChapterRun, run
+from attention_dynamics.chapters.score_gradient.experiment import ScoreGradientRun, run
 from attention_dynamics.chapters.score_gradient.settings import SETTINGS, settings
 
-__all__ = ["SETTINGS", "ChapterRun", "run", "settings"]
+__all__ = ["SETTINGS", "ScoreGradientRun", "run", "settings"]

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from attention_dynamics.book.plotting import panel_grid
-from attention_dynamics.chapters.score_gradient.experiment import HeadMatrices, ScoreStep, WeightStep
+from attention_dynamics.chapters.score_gradient.checks import HeadMatrices, ScoreStep, WeightStep
 
 
 def score_heatmaps(matrices: HeadMatrices) -> matplotlib.figure.Figure:

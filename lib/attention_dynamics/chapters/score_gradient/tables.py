@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from attention_dynamics.book.results import Results
-from attention_dynamics.chapters.score_gradient.experiment import (
+from attention_dynamics.chapters.score_gradient.checks import (
     QUANTITIES,
     DiagnosticsCost,
     GradientCheck,

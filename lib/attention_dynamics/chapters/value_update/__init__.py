@@ -8,13 +8,13 @@ capacity (recombined halves, sequential orders, the symmetric state, a sweep ove
 scales, EM with the values solved).
 
 - :mod:`.settings`: ``SETTINGS`` per profile, :func:`.settings.settings`, the shared constants;
-- :mod:`.experiment`: the identity check, the conditions, uniform attention, feedback;
+- :mod:`.conditions`: the identity check, the conditions, uniform attention, feedback;
 - :mod:`.controls`: the capacity controls, the symmetric state, the sweep, EM;
 - :mod:`.figures`: the figures and the EM table;
-- :mod:`.chapter`: :func:`.chapter.run`, every part in the notebook's order.
+- :mod:`.experiment`: :func:`.experiment.run`, every part in the notebook's order.
 """
 
-from attention_dynamics.chapters.value_update.chapter import ChapterRun, chapter_seeds, run
+from attention_dynamics.chapters.value_update.experiment import ValueUpdateRun, chapter_seeds, run
 from attention_dynamics.chapters.value_update.settings import SETTINGS, settings, toy_config
 
-__all__ = ["SETTINGS", "ChapterRun", "chapter_seeds", "run", "settings", "toy_config"]
+__all__ = ["SETTINGS", "ValueUpdateRun", "chapter_seeds", "run", "settings", "toy_config"]

@@ -2,7 +2,7 @@
 sequential orders, the symmetric state), the sweep over initial scales, and EM with the values
 solved.
 
-Shapes as in :mod:`~attention_dynamics.chapters.value_update.experiment`: ``S`` snapshots,
+Shapes as in :mod:`~attention_dynamics.chapters.value_update.conditions`: ``S`` snapshots,
 ``K`` seeds, ``C`` conditions; specializations in ``[0, 1]``, losses in nats.
 """
 
@@ -17,7 +17,7 @@ from attention_dynamics import toy_routing as toy
 from attention_dynamics.book.formatting import format_number, numbers
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.progress import training_run
-from attention_dynamics.chapters.value_update.experiment import Conditions
+from attention_dynamics.chapters.value_update.conditions import Conditions
 from attention_dynamics.chapters.value_update.settings import SWEEP_SCALES, SYMMETRIC_SCALE
 from attention_dynamics.measures import specialization as spec
 from attention_dynamics.measures.trajectories import first_step_where
@@ -160,7 +160,7 @@ class SymmetricStart:
 
     Attributes:
         run: the recorded history (CPU), conditions as in
-            :class:`~attention_dynamics.chapters.value_update.experiment.Conditions`.
+            :class:`~attention_dynamics.chapters.value_update.conditions.Conditions`.
         proto: ``(S, K, C)`` prototype specialization.
         recombined: ``(S, K)`` prototype specialization of the recombined halves.
         spread: ``(S, K, C)`` the largest distance of a value from the values' mean (logits).

@@ -11,19 +11,19 @@ from matplotlib.figure import Figure
 
 from attention_dynamics.book.formatting import format_number
 from attention_dynamics.book.plotting import legend_outside, panel_grid, plot_seed_band
+from attention_dynamics.chapters.value_update.conditions import (
+    LABELS,
+    Conditions,
+    FeedbackAlignment,
+    FirstOrderCheck,
+    UniformStart,
+)
 from attention_dynamics.chapters.value_update.controls import (
     EM_MEASURES,
     CapacityControls,
     EmComparison,
     InitSweep,
     SymmetricStart,
-)
-from attention_dynamics.chapters.value_update.experiment import (
-    LABELS,
-    Conditions,
-    FeedbackAlignment,
-    FirstOrderCheck,
-    UniformStart,
 )
 from attention_dynamics.chapters.value_update.settings import RESPONSIBILITY_STEPS
 from attention_dynamics.measures import specialization as spec
