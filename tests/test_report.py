@@ -100,6 +100,17 @@ def test_the_table_has_one_row_per_claim_numbered_from_one():
     assert list(table.index) == [1, 2]
     assert "<b>not reproduced</b> (quick)" in table.loc[2, "verdict, on the most decisive evidence"]
     assert table.loc[1, "the other profile"] == "–"
+    assert "measured:" not in table.loc[2, "ours, and the null or reference"]  # not declared
+
+
+def test_a_cell_says_in_words_what_a_declared_metric_measures():
+    declared = Claim("identity", "Paper II", "exact", "score_gradient", "routing_law_max_abs_error",
+                     Null("float64 round-off"), Bound(1e-10), key="identity-exact")
+    results = quick_results()
+    results["score_gradient"]["metrics"]["routing_law_max_abs_error"] = 1e-15
+    ledger = report.build_ledger([declared], results, {})
+    cell = report.ledger_table(ledger).loc[1, "ours, and the null or reference"]
+    assert "<i>measured:</i> Largest absolute difference between the closed-form score" in cell
 
 
 def test_the_rule_log_names_rows_by_number_and_retired_claims_by_key():

@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from attention_dynamics.book.catalogue import describe
 from attention_dynamics.book.claims import FAILED_SHARE, FALL, SEED_LEVEL, SOLVED_SHARE
 from attention_dynamics.book.formatting import format_number, without_e_notation
 from attention_dynamics.book.results import Results
@@ -441,6 +442,15 @@ def _brief(row: dict | None, stale: bool = False) -> str:
             f"<br><small>basis: {row['basis']}{' (stale)' if stale else ''}</small>")
 
 
+def _measured(claim: Claim) -> str:
+    """What a claim's number is, in the words its chapter declares for the metric (empty for a
+    claim outside the chapters), ending in a line break."""
+    if claim.notebook not in CHAPTER_NUMBERS:
+        return ""
+    meaning = describe(claim.notebook, claim.metric)
+    return f"<i>measured:</i> {_text(meaning)}<br>" if meaning else ""
+
+
 def _text(words: object) -> str:
     """Plain words for an HTML cell: ``<``, ``>`` and ``&`` escaped (a rule's "< 0.5" would
     otherwise read as a tag)."""
@@ -455,11 +465,12 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
     rows = list(zip(ledger.claims, (row for _, row in headline.iterrows()),
                     ledger.table.to_dict("records"), ledger.decide_rows, strict=True))
 
-    def null_cell(row: pd.Series) -> str:
+    def null_cell(claim: Claim, row: pd.Series) -> str:
         null = (_text(row["null"]) if pd.isna(row["null value"])
                 else f"{_text(row['null'])}: {format_number(row['null value'])}")
         shown_with = f"<br>{_text(row['shown with'])}" if row["shown with"] else ""
-        return f"<b>{format_number(row['ours'])}</b><br><small>{null}{shown_with}</small>"
+        return (f"<b>{format_number(row['ours'])}</b><br><small>{_measured(claim)}{null}"
+                f"{shown_with}</small>")
 
     def other_profile(claim: Claim, row: pd.Series, quick: dict, other: dict | None) -> str:
         if row["profile"] == "decide":
@@ -471,7 +482,7 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
                   f"{_text(row['paper'])}; {_chapter_link(claim.notebook)}; rule: "
                   f"{_text(row['rule'])}</small>"
                   for claim, row, _, _ in rows],
-        "ours, and the null or reference": [null_cell(row) for _, row, _, _ in rows],
+        "ours, and the null or reference": [null_cell(claim, row) for claim, row, _, _ in rows],
         "verdict, on the most decisive evidence": [
             f"<b>{row['verdict']}</b> ({row['profile']})<br><small>basis: {row['basis']}"
             + (f": {_text(row['reason'])}" if row["reason"] else "")

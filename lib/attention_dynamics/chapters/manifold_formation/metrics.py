@@ -259,14 +259,16 @@ METRICS: tuple[Metric, ...] = (
            "Constant-rate runs: the end window's largest gradient ratio over its peak before the end, the "
            "largest over layers (below 1: a fall beyond the end's jitter)", "spread"),
     Metric("frame_routing_value_gradient_fall_beyond_jitter_high", "ratio",
-           "Constant-rate runs: upper end of the 95 % t interval, over probe parts, of that fall beyond "
-           "jitter, the largest over layers", "spread"),
+           "Constant-rate runs: upper end of the 95 % t interval, over probe parts, of the end window's "
+           "largest routing-over-value gradient ratio over its peak, largest over layers (below 1: a fall "
+           "beyond the end's jitter)", "spread"),
     Metric("frame_mae_gain_after_attention_settle", "ratio",
            "Constant-rate runs: entropy MAE when the attention settled over the end window's MAE, on "
            "held-out parts (above 1: precision gained afterwards)", "spread"),
     Metric("frame_mae_gain_after_attention_settle_low", "ratio",
-           "Constant-rate runs: lower end of the 95 % t interval, over held-out parts, of the MAE gain "
-           "after the attention settled", "spread"),
+           "Constant-rate runs: lower end of the 95 % t interval, over held-out parts, of the entropy MAE "
+           "when the attention settled over the end window's (above 1: precision gained afterwards)",
+           "spread"),
     Metric("frame_attention_settle_step", "steps",
            "Constant-rate runs: step from which the attention of the heads that matter stays settled "
            "near its end state", "spread"),
