@@ -39,7 +39,7 @@ settings_file = None
 from attention_dynamics.book.notebook import chapter_settings, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters import manifold_formation as chapter
-from attention_dynamics.chapters.manifold_formation import figures, tables
+from attention_dynamics.chapters.manifold_formation import figures, tables, words
 
 dev, _, res = setup_notebook("manifold_formation", profile, device, seed)
 settings = chapter_settings(chapter, profile, res, settings_file)
@@ -49,6 +49,7 @@ settings = chapter_settings(chapter, profile, res, settings_file)
 
 # %%
 experiment = chapter.run(res, settings, dev, seed)
+glue_each(words.page_phrases(experiment, res))
 
 # %% [markdown]
 # Every training batch is drawn fresh from the task (online training), so no sequence is seen
@@ -139,7 +140,6 @@ tables.mlp_table(experiment.bijections, experiment.mlps)
 # the numbers the authors' own released checkpoint gives under the first definition.
 
 # %%
-glue_each(experiment.keys.phrases)
 tables.key_table(experiment.keys)
 
 # %%
@@ -223,7 +223,6 @@ show_figure("fig_hmm_manifold", fig)
 # that task (separate layout), is judged by it at the scored key positions.
 
 # %%
-glue_each(experiment.replacement.phrases)
 tables.beyond_table(experiment.replacement.beyond)
 
 # %%
@@ -267,7 +266,6 @@ show_figure("fig_value_manifold", figures.value_manifold_figure(experiment.manif
 # last checkpoint is the chapter's bijection result on every seed in the separate layout.
 
 # %%
-glue_each(experiment.frame.phrases)
 tables.frame_table(experiment.frame)
 
 # %%
@@ -286,7 +284,6 @@ show_figure("fig_frame_precision", figures.frame_figure(experiment.frame))
 
 
 # %%
-glue_each(experiment.seeds.phrases)
 tables.seeds_table(experiment.frame, experiment.seeds)
 
 # %% [markdown]

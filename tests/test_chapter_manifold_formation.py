@@ -20,7 +20,6 @@ from attention_dynamics.book.results import Results
 from attention_dynamics.chapters import manifold_formation as chapter
 from attention_dynamics.chapters.manifold_formation import figures, tables
 from attention_dynamics.chapters.manifold_formation.ablation import HeadAblation
-from attention_dynamics.chapters.manifold_formation.beyond_position import replacement_phrase
 from attention_dynamics.chapters.manifold_formation.calibration import (
     bijections,
     error_steps,
@@ -34,15 +33,21 @@ from attention_dynamics.chapters.manifold_formation.frame import (
     key_subspace,
     settle_steps,
 )
-from attention_dynamics.chapters.manifold_formation.keys import key_frame_phrase, position_against_inits
+from attention_dynamics.chapters.manifold_formation.keys import position_against_inits
 from attention_dynamics.chapters.manifold_formation.probes import probe_part
-from attention_dynamics.chapters.manifold_formation.seeds import hmm_phrases, weakest_seed
+from attention_dynamics.chapters.manifold_formation.seeds import weakest_seed
 from attention_dynamics.chapters.manifold_formation.settings import PROBE_PARTS
 from attention_dynamics.chapters.manifold_formation.training import key_position_mae, replicate_seed
 from attention_dynamics.chapters.manifold_formation.value_manifold import (
     PROTOCOL_KEYS,
     ProtocolInputs,
     record_protocols,
+)
+from attention_dynamics.chapters.manifold_formation.words import (
+    hmm_phrases,
+    key_frame_phrase,
+    page_phrases,
+    replacement_phrase,
 )
 from attention_dynamics.measures.value_manifold import PROTOCOLS
 from attention_dynamics.tasks.base import TaskBatch
@@ -285,7 +290,8 @@ def test_tiny_run_records_the_committed_metric_names(tiny_run):
     assert set(results.timing_metrics) == set(committed["timing_metrics"])
     assert results.metrics["frame_routing_value_gradient_ratio_fall_n_seeds"] == 2
     assert all(math.isfinite(value) for value in results.metrics.values())
-    assert set(found.phrases) == {
+    phrases = page_phrases(found, results)
+    assert set(phrases) == {
         "authors_key_orthogonality_trained",
         "authors_key_orthogonality_random_init", "separate_key_direction",
         "separate_key_signed_position", "shared_key_direction", "shared_key_signed_position",
@@ -293,7 +299,7 @@ def test_tiny_run_records_the_committed_metric_names(tiny_run):
         "frame_beyond_jitter_phrase",
         "frame_gained_phrase", "hmm_beyond_phrase", "hmm_leading_component_phrase",
         "hmm_length_ratio_phrase", "hmm_discontinuity_phrase"}
-    assert not any(re.search(r"\de[-+]?\d", phrase) for phrase in found.phrases.values())
+    assert not any(re.search(r"\de[-+]?\d", phrase) for phrase in phrases.values())
 
 
 @pytest.mark.slow

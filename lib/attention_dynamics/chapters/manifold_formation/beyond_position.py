@@ -8,7 +8,7 @@ explains. Correlations are absolute; entropies are in bits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -109,7 +109,6 @@ class Replacement:
         report: the trained model against Bayes on them.
         inputs: where the protocol looks (``probe_size`` probe sequences of seed ``seed + 10``).
         beyond: the protocol's numbers.
-        phrases: text glued into the page, by glue name.
     """
 
     task: BijectionTask
@@ -119,18 +118,6 @@ class Replacement:
     report: EntropyReport
     inputs: ProtocolInputs
     beyond: BeyondPosition
-    phrases: dict[str, str] = field(default_factory=dict)
-
-
-def replacement_phrase(observed: float, strongest: float, component: int, share: float) -> str:
-    """The page's phrase on the protocol beyond position, ``observed`` against ``strongest`` (the
-    stronger null), on PC ``component``, which carries ``share`` of the variance.
-
-    >>> replacement_phrase(0.5, 0.25, 2, 0.125)
-    'above the stronger of its nulls (0.250), on PC2, which carries 12.5% of the variance'
-    """
-    return (f"{'above' if observed > strongest else 'not above'} the stronger of its nulls "
-            f"({strongest:.3f}), on PC{component}, which carries {share:.1%} of the variance")
 
 
 def replacement_bijection(results: Results, chosen: dict, device: torch.device, seed: int) -> Replacement:
@@ -157,7 +144,4 @@ def replacement_bijection(results: Results, chosen: dict, device: torch.device, 
     inputs = ProtocolInputs(CheckpointProbe(history, scratch, probe), positions, positions, lead=0)
     found = beyond_position(inputs, seed + 11)
     record_beyond(results, found, "replacement_manifold_best_pc_beyond_position")
-    strongest = results.metrics["replacement_manifold_best_pc_beyond_position_strongest_null"]
-    phrase = replacement_phrase(found.observed, strongest, found.component, found.variance_share)
-    return Replacement(task, model, history, batches, report, inputs, found,
-                       {"replacement_manifold_phrase": phrase})
+    return Replacement(task, model, history, batches, report, inputs, found)

@@ -50,12 +50,6 @@ class ManifoldFormationRun:
     frame: Frame
     seeds: EverySeed
 
-    @property
-    def phrases(self) -> dict[str, str]:
-        """Everything the page glues beside the recorded metrics, by glue name."""
-        return {**self.keys.phrases, **self.replacement.phrases,
-                **self.frame.phrases, **self.seeds.phrases}
-
 
 def run(results: Results, chosen: dict, device: torch.device, seed: int) -> ManifoldFormationRun:
     """Run chapter 4's experiment with ``chosen`` settings on ``device`` from base seed ``seed``,

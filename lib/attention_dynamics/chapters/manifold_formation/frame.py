@@ -13,7 +13,7 @@ settled.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -326,13 +326,11 @@ class Frame:
         seeds: each seed's :class:`FrameSeed`, in seed order.
         per_seed: the numbers the ledger judges, one list (a value per seed) per name.
         checkpoints: the runs' checkpoints (steps).
-        phrases: text glued into the page, by glue name.
     """
 
     seeds: list[FrameSeed]
     per_seed: dict[str, list[float]]
     checkpoints: list[int]
-    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def frame_and_precision(results: Results, chosen: dict, run: BijectionRun, probe: CheckpointProbe,
@@ -366,14 +364,7 @@ def frame_and_precision(results: Results, chosen: dict, run: BijectionRun, probe
         results.record_spread(f"frame_{name}", values)
     results.record("frame_attention_first_share",
                    np.mean([f.settle["attention"] < f.settle["precision"] for f in seeds]))
-    n_faded = sum(high < 1 for high in per_seed["routing_value_gradient_ratio_fall_high"])
-    n_beyond = sum(high < 1 for high in per_seed["routing_value_gradient_fall_beyond_jitter_high"])
-    n_gained = sum(low > 1 for low in per_seed["mae_gain_after_attention_settle_low"])
     for name, step in seeds[0].settle.items():
         results.record(f"{name.replace(' ', '_')}_settle_step", step)
     results.record("key_subspace_similarity_random", FRAME_RANK / run.config.d_head)
-    n_seeds = len(seeds)
-    return Frame(seeds, per_seed, checkpoints, {"frame_faded_phrase": f"{n_faded} of {n_seeds}",
-                                                "frame_beyond_jitter_phrase":
-                                                    f"{n_beyond} of {n_seeds}",
-                                                "frame_gained_phrase": f"{n_gained} of {n_seeds}"})
+    return Frame(seeds, per_seed, checkpoints)

@@ -7,7 +7,7 @@ cosine between the keys of the ``V`` hypothesis tokens, per head, averaged over 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,7 @@ from attention_dynamics.chapters.manifold_formation.settings import N_INITS
 from attention_dynamics.measures.geometry import contextual_keys, key_orthogonality
 from attention_dynamics.models import Transformer
 from attention_dynamics.tasks.base import TaskBatch
-from attention_dynamics.tasks.bijection import LAYOUTS, BijectionTask
+from attention_dynamics.tasks.bijection import BijectionTask
 
 MEAN_ABS = "mean |cos|, normed, layer 0 (identify_frame_head)"
 """The statistic of the authors' analysis suite, the mean absolute cosine of the normed layer-0 keys."""
@@ -78,16 +78,6 @@ def position_against_inits(value: float, low: float, high: float) -> str:
     return "below" if value < low else "above" if value > high else "within"
 
 
-def key_frame_phrase(more_orthogonal: list[str]) -> str:
-    """The page's summary, from the layouts whose trained keys are more orthogonal (lower mean
-    ``|cos|``) than 95 % of the initialisations."""
-    if more_orthogonal:
-        return ("the keys become more orthogonal than at initialisation in the "
-                f"{' and '.join(more_orthogonal)} layout")
-    return ("the keys become more orthogonal than at initialisation in neither layout, "
-            "and the authors' own checkpoint moves the same way")
-
-
 @dataclass
 class Keys:
     """The key statistics of both layouts, trained and at initialisation.
@@ -101,14 +91,12 @@ class Keys:
         matrices: ``(layout, "random init" | "trained")`` -> ``(H, V, d_head)`` hypothesis keys.
         init_spread: per layout, the 2.5 % and 97.5 % quantiles (rows) of each statistic
             (columns) over the independent initialisations.
-        phrases: text glued into the page, by glue name.
     """
 
     probes: dict[str, CheckpointProbe]
     rows: dict[tuple[str, str], dict[str, float]]
     matrices: dict[tuple[str, str], torch.Tensor]
     init_spread: dict[str, pd.DataFrame]
-    phrases: dict[str, str] = field(default_factory=dict)
 
     def position(self, layout: str, statistic: str) -> str:
         """Where the trained value of ``statistic`` sits against ``layout``'s initialisations
@@ -157,21 +145,11 @@ def key_frames(results: Results, chosen: dict, runs: dict[str, BijectionRun], de
         results.record(f"{layout}_key_signed_cosine_in_context",
                        trained["signed cos, keys in context, layer 0"])
     results.record("key_orthogonality_n_inits", N_INITS)
-    phrases = {}
     for label, number in AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY.items():
         rows[AUTHORS_ROW, label] = {MEAN_ABS: number.value}
         name = label.replace(" ", "_")
         results.record(f"authors_checkpoint_key_orthogonality_{name}", number.value)
-        phrases[f"authors_key_orthogonality_{name}"] = number.text
     results.record("key_orthogonality_random_directions",
                    np.sqrt(2 / (np.pi * runs["separate"].config.d_head)))
     results.record("key_orthogonality_simplex", 1 / (chosen["n_symbols"] - 1))
-    keys = Keys(probes, rows, matrices, init_spread)
-    direction = {"below": "less", "above": "more", "within": "neither more nor less"}
-    for layout in LAYOUTS:
-        phrases[f"{layout}_key_direction"] = direction[keys.position(layout, MEAN_ABS)]
-        phrases[f"{layout}_key_signed_position"] = keys.position(layout, SIGNED)
-    phrases["key_frame_summary"] = key_frame_phrase(
-        [layout for layout in LAYOUTS if keys.position(layout, MEAN_ABS) == "below"])
-    keys.phrases = phrases
-    return keys
+    return Keys(probes, rows, matrices, init_spread)

@@ -9,7 +9,7 @@ separate layout's seeds are the constant-rate runs of (g). MAEs and steps are in
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 import torch
@@ -78,31 +78,6 @@ def hmm_seed(chosen: dict, hmm: HmmRun, inputs: ProtocolInputs, found: BeyondPos
     }
 
 
-def hmm_phrases(hmm_seeds: pd.DataFrame) -> dict[str, str]:
-    """The page's phrases on HMM filtering over seeds, from the table of :func:`hmm_seed`'s
-    numbers (a row per seed): the margins beyond position, the component that carries them (the
-    weakest seed's share of the variance where it is not PC1 on every seed), the authors' KL
-    ratios and the error steps."""
-    n_seeds = len(hmm_seeds)
-    margins = hmm_seeds["beyond_position_over_strongest_null"]
-    on_pc1 = int((hmm_seeds["beyond_position_component"] == 1).sum())
-    worst = weakest_seed(hmm_seeds)
-    ratios = hmm_seeds["length_kl_ratio"]
-    steps_over = hmm_seeds["error_step_over_within_train_max_bits"]
-    return {
-        "hmm_beyond_phrase": f"{int((margins > 0).sum())} of {n_seeds} seeds (by {margins.min():.3f} to "
-                             f"{margins.max():.3f})",
-        "hmm_leading_component_phrase": f"PC1 carries it on {on_pc1} of {n_seeds} seeds" + (
-            "" if on_pc1 == n_seeds
-            else f"; on the others a later component does, carrying as little as "
-                 f"{worst['beyond_position_variance_share']:.1%} of the variance"),
-        "hmm_length_ratio_phrase": f"below 2 on {int((ratios < 2).sum())} of {n_seeds} seeds "
-                                   f"({ratios.min():.2f} to {ratios.max():.2f})",
-        "hmm_discontinuity_phrase": "larger than every step inside the training length on "
-                                    f"{int((steps_over > 0).sum())} of {n_seeds} seeds",
-    }
-
-
 def weakest_seed(hmm_seeds: pd.DataFrame) -> pd.Series:
     """The row of the seed whose effect beyond position sits on the weakest component: the
     largest rank, then the smallest share of the variance."""
@@ -117,12 +92,10 @@ class EverySeed:
     Attributes:
         shared_maes: the shared layout's key-position MAE (bits), per seed.
         hmm: :func:`hmm_seed`'s numbers, a row per seed.
-        phrases: text glued into the page, by glue name.
     """
 
     shared_maes: list[float]
     hmm: pd.DataFrame
-    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def every_seed(results: Results, chosen: dict, runs: dict[str, BijectionRun], hmm: HmmRun,
@@ -147,4 +120,4 @@ def every_seed(results: Results, chosen: dict, runs: dict[str, BijectionRun], hm
     worst = weakest_seed(hmm_seeds)
     results.record("hmm_beyond_position_component_worst_seed", worst["beyond_position_component"])
     results.record("hmm_beyond_position_variance_share_worst_seed", worst["beyond_position_variance_share"])
-    return EverySeed(list(maes), hmm_seeds, hmm_phrases(hmm_seeds))
+    return EverySeed(list(maes), hmm_seeds)
