@@ -50,7 +50,7 @@ from attention_dynamics.book.notebook import (
 )
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.chapters import value_update as chapter
-from attention_dynamics.chapters.value_update import figures
+from attention_dynamics.chapters.value_update import figures, words
 
 dev, _, res = setup_notebook("value_update", profile, device, seed)
 settings = chapter_settings(chapter, profile, res, settings_file)
@@ -60,6 +60,7 @@ settings = chapter_settings(chapter, profile, res, settings_file)
 
 # %%
 experiment = chapter.run(res, settings, dev, seed)
+glue_each(words.page_phrases(experiment))
 
 
 # %% [markdown]
@@ -113,7 +114,6 @@ print(conditions.summary())
 
 # %%
 uniform = experiment.uniform
-glue_each(uniform.phrases)
 print(uniform.summary())
 
 # %% [markdown]
@@ -199,7 +199,6 @@ show_figure("fig_value_feedback", fig)
 
 # %%
 capacity = experiment.capacity
-glue_each(capacity.phrases)
 print(capacity.summary(conditions))
 
 # %% [markdown]
@@ -212,7 +211,6 @@ print(capacity.summary(conditions))
 
 # %%
 symmetric = experiment.symmetric
-glue_each(symmetric.phrases)
 print(symmetric.summary())
 
 # %%
@@ -231,7 +229,6 @@ show_figure("fig_value_coupling_control", fig)
 
 # %%
 sweep = experiment.sweep
-glue_each(sweep.phrases)
 show_figure("fig_value_init_sweep", figures.init_sweep_figure(sweep))
 
 # %% [markdown]
@@ -248,7 +245,6 @@ show_figure("fig_value_init_sweep", figures.init_sweep_figure(sweep))
 
 # %%
 em = experiment.em
-glue_each(em.phrases)
 figures.em_table(em)
 
 # %%

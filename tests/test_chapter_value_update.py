@@ -22,12 +22,15 @@ from attention_dynamics.chapters.value_update.conditions import train_conditions
 from attention_dynamics.chapters.value_update.controls import (
     EM_MEASURES,
     EmComparison,
-    between_phrase,
     departure_from_symmetry,
-    seeds_phrase,
     switch_snapshot,
-    symmetric_leaving_phrase,
     symmetric_start,
+)
+from attention_dynamics.chapters.value_update.words import (
+    between_phrase,
+    page_phrases,
+    seeds_phrase,
+    symmetric_leaving_phrase,
 )
 
 CPU = torch.device("cpu")
@@ -121,8 +124,7 @@ def test_switch_snapshot_is_the_record_at_half_the_steps():
 def test_em_table_has_one_row_per_run_and_one_column_per_measure():
     measures = {run_name: {m: float(k + offset) for k, m in enumerate(EM_MEASURES)}
                 for run_name, offset in (("em", 0.0), ("coupled", 10.0))}
-    em = EmComparison(loss=torch.zeros(2, 1), proto=torch.zeros(2, 1), early=0, measures=measures,
-                      phrases={})
+    em = EmComparison(loss=torch.zeros(2, 1), proto=torch.zeros(2, 1), early=0, measures=measures)
     table = chapter_figures.em_table(em)
     assert list(table.columns) == list(EM_MEASURES.values())
     assert table.shape == (2, len(EM_MEASURES))
@@ -136,7 +138,7 @@ def test_tiny_run_records_finite_metrics_and_every_phrase(tiny_run):
     assert results.metrics["n_seeds"] == 2 and results.metrics["train_steps"] == 120
     assert results.metrics["sweep_seeds"] == 1 and results.metrics["coupling_margin_n_seeds"] == 2
     assert all(math.isfinite(value) for value in results.metrics.values())
-    assert set(chapter.phrases) == {
+    assert set(page_phrases(chapter)) == {
         "values_alone_phrase", "recombined_vs_ablations_phrase", "coupling_vs_sequential_phrase",
         "coupling_vs_sequential_equal_updates_phrase", "capacity_share_word",
         "symmetric_leaving_phrase", "sweep_coupling_margin_where_phrase", "toy_em_early_phrase",

@@ -200,7 +200,6 @@ class UniformStart:
         run: the recorded history (CPU), conditions ``("frozen_routing", "frozen_values")``.
         proto: ``(S, K, 2)`` prototype specialization of both conditions.
         routing: ``(S, K, 2)`` routing specialization of both conditions.
-        phrases: the chapter's words for the result, by glue name.
         smallest_change: the smallest ``|dA| / |A|`` over seeds after one value step at uniform
             attention (a fraction).
         non_curvature: largest ``|dA - curvature part|`` of that step (advantage units).
@@ -214,7 +213,6 @@ class UniformStart:
     run: AblationRun
     proto: torch.Tensor
     routing: torch.Tensor
-    phrases: dict[str, str]
     smallest_change: float
     non_curvature: float
     query_spread: float
@@ -274,16 +272,13 @@ def uniform_start(results: Results, config: ToyConfig, seeds: list[int], device:
                    routing_from_uniform[-1].mean())
     lowest = results.record("routing_specialization_from_uniform_frozen_values_min",
                             routing_from_uniform[-1].min())
-    phrase = ("the values alone break the symmetry of uniform attention, on every seed"
-              if lowest > 0.1
-              else "the values alone leave the routing close to uniform on some seed")
     proto = spec.prototype_specialization(uniform.weights, groups, n_groups,
                                           spec.value_predictions(uniform.values))
     return UniformStart(
         run=uniform, proto=proto, routing=spec.routing_specialization(uniform.weights, groups,
                                                                       n_groups),
         smallest_change=smallest_change, non_curvature=non_curvature, query_spread=query_spread,
-        drift=drift, loss=loss, lowest=lowest, phrases={"values_alone_phrase": phrase})
+        drift=drift, loss=loss, lowest=lowest)
 
 
 @dataclass(frozen=True)

@@ -25,25 +25,6 @@ from attention_dynamics.score_mixture import m_step_objective
 from attention_dynamics.toy_routing import CONDITIONS, SEQUENTIAL_CONDITIONS, AblationRun, ToyConfig
 
 
-def seeds_phrase(ahead: int, total: int) -> str:
-    """The words for where the coupled run stands against the better sequential order, when it
-    is ahead on ``ahead`` of ``total`` seeds."""
-    if ahead == total:
-        return "ahead of the better sequential order on every seed"
-    if ahead == 0:
-        return "behind the better sequential order on every seed"
-    return f"ahead of the better sequential order on {ahead} of {total} seeds"
-
-
-def between_phrase(value: float, low: float, high: float) -> str:
-    """Where ``value`` lies against two ablations' values ``low <= high``, in words."""
-    if value < low:
-        return "below both ablations"
-    if value > high:
-        return "above both ablations"
-    return "between the two ablations"
-
-
 def switch_snapshot(run: AblationRun) -> int:
     """The index of the snapshot at ``steps // 2``, where the sequential controls switch."""
     return int((run.steps == run.config.steps // 2).nonzero())
@@ -61,7 +42,8 @@ class CapacityControls:
         share: the share of the coupled run's lead over the better ablation that the better
             sequential order recovers (seed means).
         means: each condition's final prototype specialization, seed mean.
-        phrases: the chapter's words for the comparison, by glue name.
+        ahead: the seeds on which the coupled run beats the better sequential order, at equal
+            steps (``""``) and at equal updates (``"_equal_updates"``).
     """
 
     recombined: torch.Tensor
@@ -69,7 +51,7 @@ class CapacityControls:
     margin: torch.Tensor
     share: float
     means: dict[str, float]
-    phrases: dict[str, str]
+    ahead: dict[str, int]
 
     def summary(self, conditions: Conditions) -> str:
         """The controls' final specializations and the coupled run's margins, in words."""
@@ -102,8 +84,6 @@ def capacity_controls(results: Results, conditions: Conditions) -> CapacityContr
     results.record("final_loss_recombined", recombined_loss[-1].mean())
     results.record("seeds_coupled_beats_recombined", (final_proto[:, c] > recombined[-1]).sum())
     ablations = [means[name] for name in CONDITIONS[1:]]
-    phrases = {"recombined_vs_ablations_phrase":
-               between_phrase(recombined[-1].mean(), min(ablations), max(ablations))}
     for name in SEQUENTIAL_CONDITIONS:
         results.record(f"specialization_{name}", means[name])
         results.record(f"specialization_{name}_std", final_proto[:, idx[name]].std())
@@ -116,26 +96,15 @@ def capacity_controls(results: Results, conditions: Conditions) -> CapacityContr
     margin_equal_updates = proto[at_switch, :, c] - best_sequential
     for suffix, margin in [("", margin_equal_steps), ("_equal_updates", margin_equal_updates)]:
         results.record_spread(f"coupling_margin{suffix}", margin)
+    ahead = {}
     for suffix, margin in [("", margin_equal_steps), ("_equal_updates", margin_equal_updates)]:
-        ahead = int((margin > 0).sum())
-        results.record(f"seeds_coupled_beats_sequential{suffix}", ahead)
-        phrases[f"coupling_vs_sequential{suffix}_phrase"] = seeds_phrase(ahead, len(run.seeds))
+        ahead[suffix] = int((margin > 0).sum())
+        results.record(f"seeds_coupled_beats_sequential{suffix}", ahead[suffix])
     share = ((max(means[name] for name in SEQUENTIAL_CONDITIONS) - max(ablations))
              / (means["coupled"] - max(ablations)))
     results.record("sequential_share_of_coupled_lead", share)
-    phrases["capacity_share_word"] = "most" if share > 0.5 else "less than half"
     return CapacityControls(recombined=recombined, recombined_loss=recombined_loss,
-                            margin=margin_equal_steps, share=share, means=means, phrases=phrases)
-
-
-def symmetric_leaving_phrase(leaving: int, n_seeds: int, largest_control: float) -> str:
-    """The words for which runs leave the symmetric state, given that the coupled run leaves it
-    on ``leaving`` of ``n_seeds`` seeds (a control leaves it where ``largest_control``, its
-    largest final specialization, reaches 0.1)."""
-    if leaving == n_seeds and largest_control < 0.1:
-        return "only the coupled run leaves it, on every seed"
-    return f"the coupled run leaves it on {leaving} of {n_seeds} seeds" + (
-        ", and a control leaves it too" if largest_control >= 0.1 else ", and no control does")
+                            margin=margin_equal_steps, share=share, means=means, ahead=ahead)
 
 
 def departure_from_symmetry(run: AblationRun) -> tuple[torch.Tensor, torch.Tensor]:
@@ -168,7 +137,6 @@ class SymmetricStart:
         largest_control: the largest final ``|specialization|`` of any control.
         tilt_ratio: values frozen, seed mean of the tilt at the end over the tilt at the switch.
         efold_steps: steps per e-fold of the coupled run's seed-mean spread while it is small.
-        phrases: the chapter's words for the result, by glue name.
     """
 
     run: AblationRun
@@ -179,7 +147,6 @@ class SymmetricStart:
     largest_control: float
     tilt_ratio: float
     efold_steps: float
-    phrases: dict[str, str]
 
     def summary(self) -> str:
         """The coupled run against the controls, in words."""
@@ -232,11 +199,9 @@ def symmetric_start(results: Results, config: ToyConfig, seeds: list[int], devic
                          f"(record_every={config.record_every})")
     rate = np.polyfit(conditions.step_axis[growing], np.log(mean_spread[growing]), 1)[0]
     efold_steps = results.record("symmetric_coupled_efold_steps", 1 / rate)
-    leaving = int((proto[-1, :, c] > 0.5).sum())
-    phrase = symmetric_leaving_phrase(leaving, len(seeds), largest_control)
     return SymmetricStart(run=symmetric, proto=proto, recombined=recombined, spread=spread,
                           tilt=tilt, largest_control=largest_control, tilt_ratio=tilt_ratio,
-                          efold_steps=efold_steps, phrases={"symmetric_leaving_phrase": phrase})
+                          efold_steps=efold_steps)
 
 
 @dataclass(frozen=True)
@@ -249,14 +214,12 @@ class InitSweep:
         proto: ``(A, A)`` final prototype specialization, coupled minus the better ablation.
         routing: ``(A, A)`` the same for routing specialization.
         coupling: ``(A, A)`` prototype specialization, coupled minus the better sequential order.
-        phrases: the chapter's words for the result, by glue name.
     """
 
     scales: tuple[float, ...]
     proto: np.ndarray
     routing: np.ndarray
     coupling: np.ndarray
-    phrases: dict[str, str]
 
 
 def initialisation_sweep(results: Results, config: ToyConfig, seeds: list[int],
@@ -299,13 +262,8 @@ def initialisation_sweep(results: Results, config: ToyConfig, seeds: list[int],
     results.record("sweep_coupling_margin_min", sweep_coupling.min())
     results.record("sweep_coupling_margin_max", sweep_coupling.max())
     results.record("sweep_configs_coupling_all_seeds", all_seeds_coupling)
-    widest = scales[int(sweep_coupling.mean(axis=0).argmax())]  # value scale, rows averaged
-    phrase = ("it is largest where the values start smallest, closest to the symmetric state"
-              if widest == min(scales)
-              else f"it is largest at value scale {widest}, not where the values start smallest")
     return InitSweep(scales=tuple(scales), proto=sweep_proto, routing=sweep_routing,
-                     coupling=sweep_coupling,
-                     phrases={"sweep_coupling_margin_where_phrase": phrase})
+                     coupling=sweep_coupling)
 
 
 EM_MEASURES = {"loss_early": "loss early (nats)", "specialization_early": "specialization early",
@@ -324,14 +282,12 @@ class EmComparison:
         proto: ``(S, K)`` EM's prototype specialization.
         early: the index of the snapshot at 1/16 of training.
         measures: by run (``"em"``, ``"coupled"``), the :data:`EM_MEASURES` (seed means).
-        phrases: the chapter's words for the comparison, by glue name.
     """
 
     loss: torch.Tensor
     proto: torch.Tensor
     early: int
     measures: dict[str, dict[str, float]]
-    phrases: dict[str, str]
 
 
 def _bound_per_query(weights: torch.Tensor, values: torch.Tensor,
@@ -377,11 +333,4 @@ def em_comparison(results: Results, config: ToyConfig, seeds: list[int], device:
     results.record("toy_em_seeds_final_loss_above", (em_loss[-1] > coupled_loss[-1]).sum())
     results.record("toy_em_seeds_final_specialization_below",
                    (em_proto[-1] < proto[-1, :, c]).sum())
-    # the page's words, EM against the coupled run: (measure, if EM's is lower, if not)
-    words = {"toy_em_early_phrase": ("loss_early", "ahead of the coupled run", "behind"),
-             "toy_em_final_phrase": ("final_loss", "ends below it", "ends above it"),
-             "toy_em_bound_phrase": ("final_bound", "lower", "higher")}
-    phrases = {key: lower if measures["em"][measure] < measures["coupled"][measure] else higher
-               for key, (measure, lower, higher) in words.items()}
-    return EmComparison(loss=em_loss, proto=em_proto, early=early, measures=measures,
-                        phrases=phrases)
+    return EmComparison(loss=em_loss, proto=em_proto, early=early, measures=measures)

@@ -54,12 +54,6 @@ class ValueUpdateRun:
     sweep: InitSweep
     em: EmComparison
 
-    @property
-    def phrases(self) -> dict[str, str]:
-        """The chapter's words for its results, by glue name."""
-        return {**self.uniform.phrases, **self.capacity.phrases, **self.symmetric.phrases,
-                **self.sweep.phrases, **self.em.phrases}
-
 
 def run(results: Results, chosen: dict, device: torch.device, seed: int) -> ValueUpdateRun:
     """Run chapter 2's experiment with ``chosen`` settings on ``device`` from base seed
