@@ -83,7 +83,7 @@ def test_settings_are_copies_per_profile():
     quick, decide = chapter.settings("quick"), chapter.settings("decide")
     assert set(chapter.SETTINGS) == {"quick", "decide", "paper"}
     assert quick["n_symbols"] == 10 and quick["bijection_training"]["steps"] == 1500
-    assert quick["n_seeds"] == 3 and decide["n_seeds"] == 6
+    assert quick["n_seeds"] == 2 and decide["n_seeds"] == 6
     assert decide["hmm_training"]["steps"] == 4000 and decide["frame_training"]["steps"] == 1500
     changed = {key for key in quick if quick[key] != decide[key]}
     assert changed == {"hmm_training", "n_seeds", "frame_training", "late_checkpoints"}

@@ -36,14 +36,14 @@ _QUICK = dict(
         mlp=dict(bijection=1e-2, hmm=1e-2, recall=1e-2),
     ),
     warmup_steps=50,
-    n_seeds=3,
+    n_seeds=2,
     eval_batches=2,
     eval_batch_size=500,
     probe_size=256,
     recall_checkpoints=8,
     gradient_check_size=8,
     deep_mamba=dict(n_layers=2, d_state=8),
-    deep_mamba_seeds=3,
+    deep_mamba_seeds=2,
     capacity_d_state=2,
 )
 

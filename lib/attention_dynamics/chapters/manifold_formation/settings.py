@@ -21,7 +21,7 @@ _QUICK = dict(
     eval_batches=4,
     eval_batch_size=500,
     probe_size=256,  # sequences of a probe batch
-    n_seeds=3,
+    n_seeds=2,
     # (g): the separate layout at a constant rate after the warm-up
     frame_training=dict(
         steps=800, batch_size=128, lr=3e-3, warmup_steps=75, final_lr_fraction=1.0
