@@ -31,7 +31,8 @@ Usage (about twenty minutes on two cores)::
 
     python scripts/second_measurement.py --seeds 0 1 2 --output _build/second_measurement.json
 
-It writes one JSON file with every number, the settings, the commit and the versions.
+It writes one JSON file with every number, the settings, the commit and the machine (versions,
+CPU and its dispatch, as a results file records them; the committed file predates the dispatch).
 ``--steps``, ``--hmm-steps`` and ``--n-shuffles`` shrink the run (the tests run it at a tiny
 size); their defaults are the committed run's.
 """
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import subprocess
 import time
 from pathlib import Path
@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from attention_dynamics.book.provenance import environment_versions
 from attention_dynamics.models import Transformer, TransformerConfig
 from attention_dynamics.sequence_training import SequenceTrainingConfig, train_sequence_model
 from attention_dynamics.tasks.bijection import BijectionTask
@@ -276,8 +277,7 @@ def main(argv: list[str] | None = None) -> None:
         settings=dict(V=V, model=MODEL, steps=args.steps, batch_size=BATCH, lr=LR, hmm=HMM,
                       hmm_model=HMM_MODEL, hmm_steps=args.hmm_steps, hmm_batch_size=HMM_BATCH),
         commit=commit(), date=time.strftime("%Y-%m-%d"),
-        versions=dict(python=platform.python_version(), torch=torch.__version__,
-                      numpy=np.__version__),
+        versions=environment_versions() | {"numpy": np.__version__},
         rows=rows), indent=2) + "\n")
 
 
