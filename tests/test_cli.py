@@ -54,6 +54,14 @@ def test_list_names_every_chapter(capsys):
     assert all(chapter in shown for chapter in CHAPTERS)
 
 
+def test_metric_says_what_a_name_is_in_each_chapter_that_declares_it(capsys):
+    assert cli.main(["metric", "em_faster_share_seed2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("em_reading: ") and "seed 3 alone" in out
+    assert cli.main(["metric", "no_such_metric"]) == 1
+    assert "no chapter declares a metric 'no_such_metric'" in capsys.readouterr().err
+
+
 def test_bits_compares_this_machines_digests_with_the_books(monkeypatch, capsys):
     from attention_dynamics import bitwise
 

@@ -7,12 +7,16 @@
                                              [--settings FILE.json]
     python -m attention_dynamics list
     python -m attention_dynamics bits
+    python -m attention_dynamics metric NAME
 
 ``run`` executes the chapter module's ``run`` (:mod:`attention_dynamics.chapters`), the very
 experiment its notebook executes, and writes the same results file, ``DIR/CHAPTER.json``, with
 its provenance (commit, library files and their hashes, machine). A bar per training run shows
 progress on standard error. The file is written only when the whole run has succeeded, and
 atomically, so an interrupted run leaves any earlier complete file in place.
+
+``metric`` says what a recorded metric is, in the words and unit its chapter declares
+(:mod:`attention_dynamics.book.catalogue`; exit status 1 when no chapter declares it).
 
 ``bits`` trains the three reference models of :mod:`attention_dynamics.bitwise` and says whether
 this machine computes the book's bits (exit status 1 when it does not).
@@ -52,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list the chapters, profiles and devices")
     commands.add_parser("bits", help="check that this machine computes the book's bits "
                                      "(three small training runs, about half a minute)")
+    metric = commands.add_parser("metric", help="say what a recorded metric is")
+    metric.add_argument("name", metavar="NAME", help="the metric's name, as a results file has it")
     run = commands.add_parser("run", help="run one chapter's experiment")
     run.add_argument("chapter", metavar="CHAPTER", choices=CHAPTERS,
                      help=f"the chapter, one of {', '.join(CHAPTERS)}")
@@ -131,6 +137,18 @@ def report_bits() -> int:
     return 0 if found == REFERENCE_DIGESTS else 1
 
 
+def report_metric(name: str) -> int:
+    """Print what ``name`` is in every chapter that declares it; 1 when none does."""
+    from attention_dynamics.book.catalogue import find
+
+    found = find(name)
+    for chapter, words in found.items():
+        print(f"{chapter}: {words}")
+    if not found:
+        print(f"no chapter declares a metric {name!r}", file=sys.stderr)
+    return 0 if found else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: the process's arguments), run the command; 0 on success."""
     parser = build_parser()
@@ -142,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "bits":
         return report_bits()
+    if args.command == "metric":
+        return report_metric(args.name)
     try:  # the settings and device checked before anything runs
         if args.settings is not None and args.seeds is not None:
             raise ValueError("--seeds cannot be given with --settings (the file sets them)")

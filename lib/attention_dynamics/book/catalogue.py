@@ -128,6 +128,13 @@ def _describe(declared: Mapping[str, Metric], name: str) -> str | None:
     return None
 
 
+def find(name: str) -> dict[str, str]:
+    """Every chapter that declares the recorded ``name``, with what it is there (by chapter,
+    in the book's order; empty where none does)."""
+    found = {chapter: describe(chapter, name) for chapter in CHAPTERS}
+    return {chapter: words for chapter, words in found.items() if words is not None}
+
+
 def undeclared(chapter: str, names: Iterable[str]) -> list[str]:
     """The recorded ``names`` of ``chapter`` that no declaration covers, sorted."""
     declared = declared_names(chapter_metrics(chapter))
