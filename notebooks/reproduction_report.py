@@ -47,6 +47,18 @@ ledger = report.build_ledger(claims, found, decided)
 report.record_ledger(res, ledger)
 glue_each(report.headline_phrases(ledger))  # the chapter pages cite these verdicts
 
+# %% [markdown]
+# ## What holds, and what does not
+#
+# Every claim that does not reproduce, reproduces only in part or stays undecided, with the
+# reason; the counts, the evidence behind them and the full table follow.
+
+# %% tags=["remove-input"]
+display(Markdown(report.findings_text(ledger)))
+
+# %% [markdown]
+# ## The evidence
+
 # %% tags=["remove-input"]
 display(Markdown(report.summary_text(ledger)))
 

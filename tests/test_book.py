@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from attention_dynamics.book.formatting import format_number
+from attention_dynamics.book.report import FINDING_ORDER
 from attention_dynamics.book.results import book_notebooks
 from attention_dynamics.book.rule_log import RULE_LOG
 from attention_dynamics.book.verdicts import BASES, VERDICTS
@@ -191,6 +192,12 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
     for basis in BASES:
         assert f"{metrics['claims_basis_' + basis.replace(' ', '_')]:.0f} {basis}" in page
     assert table.count("would change it:") == rows
+    # the first lines name every claim that is not reproduced, partly or undecided, by count
+    findings = page[page.index("What holds, and what does not"):page.index("The evidence")]
+    for verdict, heading in FINDING_ORDER.items():
+        count = metrics["claims_" + verdict.replace(" ", "_")]
+        assert (f"{heading} ({count:.0f})" in findings) == (count > 0), verdict
+        assert findings.count("(row ") >= count
 
 
 def test_results_files_come_from_one_build(results):

@@ -190,3 +190,13 @@ def test_the_sensitivity_paragraph_reads_its_runs_and_says_what_moved_the_number
     runs[0]["recall_accuracy"] = 0.5      # the old code differs under the same kernels
     path.write_text(json.dumps(content))
     assert "the kernels alone moved it" not in report.sensitivity_text(tmp_path)
+
+
+def test_the_findings_name_every_claim_that_is_not_reproduced_and_count_the_rest():
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
+    text = report.findings_text(ledger)
+    assert text.startswith("**Not reproduced (1).**")
+    assert "*EM-like ends lower* (row 2, chapter 3)" in text
+    assert "Partly" not in text and "Inconclusive" not in text  # no such rows
+    assert text.endswith("**Reproduced (1).** The table below gives each with its number and the "
+                         "null it beats.")

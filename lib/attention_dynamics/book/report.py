@@ -177,6 +177,40 @@ def headline_phrases(ledger: Ledger) -> dict[str, str]:
     return phrases
 
 
+FINDING_ORDER = {"not reproduced": "Not reproduced", "partly": "Partly reproduced",
+                 "inconclusive": "Inconclusive"}
+"""The verdicts the report's first lines name claim by claim (the others it counts), with
+their headings."""
+
+
+def findings_text(ledger: Ledger) -> str:
+    """The report's first lines (markdown): every claim that is not reproduced, partly
+    reproduced or inconclusive, by name, with its row, chapter and the reason in words (and,
+    for an inconclusive one, what would decide it); then how many reproduced."""
+    claims = ledger.claims_only
+    parts = []
+    for verdict, heading in FINDING_ORDER.items():
+        rows = claims[claims["verdict"] == verdict]
+        if rows.empty:
+            continue
+        lines = []
+        for number, row in rows.iterrows():
+            claim = ledger.claims[number - 1]
+            null = row["null"] if pd.isna(row["null value"]) else (
+                f"{row['null']} ({format_number(row['null value'])})")
+            reason = (without_e_notation(row["reason"]) if row["reason"]
+                      else f"ours {format_number(row['ours'])} against {null}")
+            decide = (f" What would decide it: {without_e_notation(row['would change'])}."
+                      if verdict == "inconclusive" and row["would change"] else "")
+            lines.append(f"- *{row['claim']}* (row {number}, chapter "
+                         f"{CHAPTER_NUMBERS[claim.notebook]}): {reason}.{decide}")
+        parts.append(f"**{heading} ({len(rows)}).**\n\n" + "\n".join(lines))
+    reproduced = int((claims["verdict"] == "reproduced").sum())
+    parts.append(f"**Reproduced ({reproduced}).** The table below gives each with its number "
+                 "and the null it beats.")
+    return "\n\n".join(parts)
+
+
 def summary_text(ledger: Ledger) -> str:
     """The paragraph above the figure: the profile and device of this build, the headline's
     verdicts and bases, and this build's verdicts alone (markdown)."""
