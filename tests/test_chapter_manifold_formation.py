@@ -296,8 +296,8 @@ def test_tiny_run_records_the_committed_metric_names(tiny_run):
         "authors_key_orthogonality_random_init", "separate_key_direction",
         "separate_key_signed_position", "shared_key_direction", "shared_key_signed_position",
         "key_frame_summary", "replacement_manifold_phrase", "frame_faded_phrase",
-        "frame_beyond_jitter_phrase",
-        "frame_gained_phrase", "hmm_beyond_phrase", "hmm_leading_component_phrase",
+        "frame_beyond_jitter_phrase", "frame_gained_phrase", "frame_attention_first_phrase",
+        "hmm_beyond_phrase", "hmm_leading_component_phrase",
         "hmm_length_ratio_phrase", "hmm_discontinuity_phrase"}
     assert not any(re.search(r"\de[-+]?\d", phrase) for phrase in phrases.values())
 

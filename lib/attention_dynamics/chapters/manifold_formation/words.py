@@ -94,6 +94,9 @@ def page_phrases(experiment: ManifoldFormationRun, results: Results) -> dict[str
         "frame_beyond_jitter_phrase": sum(
             high < 1 for high in per_seed["routing_value_gradient_fall_beyond_jitter_high"]),
         "frame_gained_phrase": sum(low > 1 for low in per_seed["mae_gain_after_attention_settle_low"]),
+        "frame_attention_first_phrase": sum(
+            attention < precision for attention, precision
+            in zip(per_seed["attention_settle_step"], per_seed["precision_settle_step"], strict=True)),
     }
     phrases |= {name: f"{count} of {n_seeds}" for name, count in counts.items()}
     return phrases | hmm_phrases(experiment.seeds.hmm)
