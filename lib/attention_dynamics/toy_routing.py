@@ -290,7 +290,7 @@ def condition_masks(conditions: tuple[str, ...] | list[str], steps: int, dtype=t
 
 
 VALUE_UPDATES = ("gradient", "closed-form")
-"""How :func:`train_toy_routing` updates the values: a gradient step on the cross-entropy, or
+"""How :func:`train_toy_routing` updates the values, by a gradient step on the cross-entropy, or
 the closed-form M-step of the score mixture (each value set to the log of its
 responsibility-weighted class histogram, chapter 3) after every routing step."""
 

@@ -24,7 +24,7 @@ from attention_dynamics.validation import check_choice
 
 UNITS = ("bits", "nats", "steps", "sequences", "seconds", "count", "share", "ratio", "cosine",
          "correlation", "r2", "accuracy", "flag", "setting", "1")
-"""The units a declaration may give: information (``bits``, ``nats``), training time
+"""The units a declaration may give, each with its meaning; information (``bits``, ``nats``), training time
 (``steps``, ``sequences``, ``seconds``), ``count`` (of seeds, runs, positions...), ``share``
 (a fraction from 0 to 1), ``ratio`` (of two like quantities), ``cosine``, ``correlation``
 (Pearson or Spearman), ``r2`` (a coefficient of determination), ``accuracy`` (a share of
@@ -32,7 +32,7 @@ correct predictions), ``flag`` (0 or 1), ``setting`` (a value the run was given,
 its meaning names) and ``1`` (another dimensionless number, the meaning says which)."""
 
 KINDS = ("single", "spread", "seeds")
-"""How a metric is recorded: ``single`` (one number), ``spread`` (``Results.record_spread``:
+"""How a metric is recorded, one of ``single`` (one number), ``spread`` (``Results.record_spread``:
 the mean over seeds with ``_min``, ``_max``, ``_seed<i>`` and ``_n_seeds``) or ``seeds``
 (``Results.record_seeds``: ``_seed<i>`` and ``_n_seeds``, and the name itself where the run
 records it too)."""

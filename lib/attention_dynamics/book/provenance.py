@@ -46,7 +46,7 @@ CODE_TAG = f"py{sys.version_info.major}.{sys.version_info.minor}"
 
 
 PAGE_MODULES = frozenset({"words.py", "tables.py", "figures.py", "metrics.py"})
-"""A chapter's page modules (``chapters/<chapter>/<name>``): they make the page's words, tables
+"""A chapter's page modules (``chapters/<chapter>/<name>``), which make the page's words, tables
 and figures from a finished run, or declare its metrics in words, and no part of a run imports
 them (a test checks it), so an edit to a page never stales a number."""
 

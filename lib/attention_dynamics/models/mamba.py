@@ -100,7 +100,8 @@ from attention_dynamics.validation import (
 
 SCANS = ("auto", "chunked", "sequential")
 VARIANTS = ("standard", "authors")
-"""``"standard"``: Mamba-1; ``"authors"``: the clamped variant of Paper I's scripts."""
+"""The Mamba variants, ``"standard"`` (Mamba-1) and ``"authors"`` (the clamped variant of
+Paper I's scripts)."""
 
 AUTHORS_DT_RANGE = (1e-4, 10.0)
 """The authors' clamp of the steps ``Delta`` after the softplus (unitless time per token)."""

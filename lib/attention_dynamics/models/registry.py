@@ -27,7 +27,7 @@ _CONFIGS = {"transformer": TransformerConfig, "mamba": MambaConfig, "lstm": LSTM
             "mlp": MLPConfig}
 _MODELS = {TransformerConfig: Transformer, MambaConfig: Mamba, LSTMConfig: LSTM, MLPConfig: MLP}
 _SIZE_FIELD = {"transformer": "d_model", "mamba": "d_model", "lstm": "d_model", "mlp": "d_ff"}
-"""The size :func:`matched_config` varies: the width, except for the MLP, whose hidden layer
+"""The size :func:`matched_config` varies, which is the width, except for the MLP, whose hidden layer
 grows at the transformer's residual width (as :meth:`MLPConfig.matching` sizes it)."""
 
 

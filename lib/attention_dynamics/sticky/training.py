@@ -54,7 +54,7 @@ SCHEDULES: dict[str, dict[str, float]] = {
 }
 """Paper II's two learning-rate schedules, by name."""
 OPTIMIZERS = ("sgd", "adam", "exact-values")
-"""The update rules :func:`train` accepts: plain gradient descent per group, Adam, and the
+"""The update rules :func:`train` accepts, which are plain gradient descent per group, Adam, and the
 block-coordinate baseline that solves for ``W_V`` after each step."""
 BASE_LR = SCHEDULES["sgd"]["w_q"]
 """Paper II's base learning rate (0.01), the rate of every group but ``W_V`` in both schedules."""

@@ -131,7 +131,8 @@ class BijectionTask:
 
     @property
     def vocab_size(self) -> int:
-        """``2V`` (separate: keys ``0..V-1``, values ``V..2V-1``) or ``V`` (shared)."""
+        """``2V`` where keys and values are separate (keys ``0..V-1``, values ``V..2V-1``), ``V``
+        where they share symbols."""
         return self.n_symbols if self.shared else 2 * self.n_symbols
 
     @property
@@ -161,8 +162,8 @@ class BijectionTask:
 
     @property
     def value_positions(self) -> torch.Tensor:
-        """The positions ``1, 3, ...`` of the value tokens in the input: ``(L - 1,)`` (separate),
-        ``(L,)`` (shared)."""
+        """The positions ``1, 3, ...`` of the value tokens in the input, ``(L - 1,)`` where keys
+        and values are separate and ``(L,)`` where they share symbols."""
         return torch.arange(1, 2 * self.n_pairs - (0 if self.shared else 1), 2)
 
     @property

@@ -1,5 +1,6 @@
-"""Chapter 5's whole experiment, part by part in the notebook's order: numbers only (the page's
-words come from :mod:`.words`, which no part imports)."""
+"""Chapter 5's whole experiment, part by part in the notebook's order: numbers only (the
+page's words come from :mod:`~attention_dynamics.chapters.content_routing.words`, which no
+part imports)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 from attention_dynamics.book.catalogue import Metric
 
 _SCHEDULE = {"schedule": ("sgd", "em")}
-"""The reproduction's two schedules: SGD, and EM-like (ten times the rate on the values)."""
+"""The reproduction's two schedules, SGD and EM-like (ten times the rate on the values)."""
 
 _WHEN = ("init", "final")
 """At initialisation and at the end of training."""

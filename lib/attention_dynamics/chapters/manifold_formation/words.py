@@ -42,10 +42,11 @@ def replacement_phrase(observed: float, strongest: float, component: int, share:
 
 
 def hmm_phrases(hmm_seeds: pd.DataFrame) -> dict[str, str]:
-    """The page's phrases on HMM filtering over seeds, from the table of :func:`hmm_seed`'s
-    numbers (a row per seed): the margins beyond position, the component that carries them (the
-    weakest seed's share of the variance where it is not PC1 on every seed), the authors' KL
-    ratios and the error steps."""
+    """The page's phrases on HMM filtering over seeds, from the table of
+    :func:`~attention_dynamics.chapters.manifold_formation.seeds.hmm_seed`'s numbers (a row per
+    seed): the margins beyond position, the component that carries them (the weakest seed's
+    share of the variance where it is not PC1 on every seed), the authors' KL ratios and the
+    error steps."""
     n_seeds = len(hmm_seeds)
     margins = hmm_seeds["beyond_position_over_strongest_null"]
     on_pc1 = int((hmm_seeds["beyond_position_component"] == 1).sum())

@@ -4,14 +4,14 @@ on the weights (random and trained sticky-chain heads), and the routing diagnost
 from attention_dynamics.book.catalogue import Metric
 
 CONDITION = ("score", "weight", "orthonormal")
-"""The weight step's conditions as named: a score step, a weight step, a weight step on
-orthonormal inputs."""
+"""The names of the weight step's conditions (a score step, a weight step, and a weight step
+on orthonormal inputs)."""
 
 STICKY_CONDITION = ("score", "weight")
-"""The trained heads' conditions as named: a score step and a weight step."""
+"""The names of the trained heads' conditions (a score step and a weight step)."""
 
 WHEN = ("init", "trained")
-"""When the sticky-chain heads are measured: at initialisation and after training."""
+"""When the sticky-chain heads are measured (at initialisation and after training)."""
 
 METRICS: tuple[Metric, ...] = (
     # (a) the closed form against autograd, on random float64 problems

@@ -15,8 +15,9 @@ from attention_dynamics.chapters.score_gradient.checks import (
 
 
 def gradient_error_table(check: GradientCheck) -> pd.DataFrame:
-    """Per quantity of :data:`~.experiment.QUANTITIES`, the largest and the median absolute
-    difference between the closed form and autograd over the problems."""
+    """Per quantity of :data:`~attention_dynamics.chapters.score_gradient.checks.QUANTITIES`,
+    the largest and the median absolute difference between the closed form and autograd over
+    the problems."""
     summary = check.errors[list(QUANTITIES)].agg(["max", "median"]).T
     summary.columns = ["max |closed form - autograd|", "median"]
     return summary

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 EM_WORDS = {"toy_em_early_phrase": ("loss_early", "ahead of the coupled run", "behind"),
             "toy_em_final_phrase": ("final_loss", "ends below it", "ends above it"),
             "toy_em_bound_phrase": ("final_bound", "lower", "higher")}
-"""EM against the coupled run, by glue name: the measure, the words where EM's is lower, the
+"""EM against the coupled run, by glue name, as the measure, the words where EM's is lower, the
 words where it is not."""
 
 
