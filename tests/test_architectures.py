@@ -137,14 +137,25 @@ def test_train_and_evaluate_is_seeded_and_scores_recall():
         train_and_evaluate(config, bijection, training, 0, [])
 
 
-def test_transformer_learns_to_bind_in_associative_recall():
-    """A few seconds of training take a small transformer past what storage alone allows."""
-    task = AssociativeRecallTask(n_pairs=2, n_keys=4, n_values=4, n_queries=2)
-    config = architecture_config("transformer", task.vocab_size, task.seq_len, n_layers=2,
-                                 n_heads=2, d_model=32, init_std=0.1)
-    training = SequenceTrainingConfig(steps=300, batch_size=32, lr=3e-3, warmup_steps=10)
-    _, run = train_and_evaluate(config, task, training, 0, [task.sample(512, torch.Generator())])
-    assert run.accuracy > 1.5 * task.unbound_accuracy  # 0.75: chance is 0.25, storage alone 0.5
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_a_few_steps_lower_the_loss_on_a_fixed_recall_batch(arch):
+    """Every architecture of the registry trains: a few AdamW steps on one fixed batch lower
+    its loss there, with finite gradients throughout. (How far training on fresh sequences
+    takes it past what storage alone allows is the ledger's.)"""
+    model, batch = _model(arch), _batch(16, seed=5)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+    def loss() -> torch.Tensor:
+        return sequence_loss(model(batch.tokens), batch)
+
+    first = loss().item()
+    for _ in range(5):
+        optimizer.zero_grad()
+        value = loss()
+        value.backward()
+        assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+        optimizer.step()
+    assert loss().item() < first
 
 
 # ---- routing probes ----

@@ -2,6 +2,7 @@
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 
@@ -48,24 +49,51 @@ def test_routing_diagnostics_need_the_retained_gradients():
         routing_diagnostics(record)
 
 
-def test_loop_baseline_computes_the_same_predictive():
-    """The baseline's filter agrees with the library's on the baseline's own sequences."""
-    import numpy as np
+class _ScriptedDraws:
+    """A stand-in for numpy's ``Generator`` that hands out draws the test chose: the symbols of
+    each sequence in turn (its first by ``integers``, each next one by ``choice``) and each
+    sequence's noise (``standard_normal``); it keeps the symbol each ``choice`` followed and
+    the probabilities it was asked to draw with."""
 
+    def __init__(self, symbols, noise):
+        self._symbols, self._noise = iter(symbols), iter(noise)
+        self._previous = None
+        self.choices = []
+
+    def integers(self, high):
+        self._previous = next(self._symbols)
+        return self._previous
+
+    def choice(self, n, p):
+        self.choices.append((self._previous, n, np.asarray(p)))
+        self._previous = next(self._symbols)
+        return self._previous
+
+    def standard_normal(self, shape):
+        noise = next(self._noise)
+        assert noise.shape == shape
+        return noise
+
+
+def test_loop_baseline_draws_from_the_chain_and_filters_exactly():
+    """On draws the test chose (two paths, their noise), the baseline draws every next symbol
+    from the transition row of the one before, and its filter gives the library's exact
+    predictive on the inputs those draws make, x_t = mu[y_t] + noise."""
     transition, means = transition_matrix(), symbol_means().double()
-    rng = np.random.default_rng(3)
-    predictive = _loop_sampler_and_filter(transition.numpy(), means.numpy(), 30, 2, rng)
+    generator = np.random.default_rng(3)
+    paths = generator.integers(8, size=(2, 30))  # every transition of the chain is possible
+    noise = generator.standard_normal((2, 29, 20))
+    draws = _ScriptedDraws(paths.flatten().tolist(), list(noise))
+    predictive = _loop_sampler_and_filter(transition.numpy(), means.numpy(), 30, 2, draws)
     assert predictive.shape == (2, 29, 8)
     assert np.allclose(predictive.sum(-1), 1.0)
-    # replay the same draws to recover the inputs, then filter them with the library
-    rng = np.random.default_rng(3)
+    assert [previous for previous, _, _ in draws.choices] == paths[:, :-1].flatten().tolist()
+    for previous, n, p in draws.choices:
+        assert n == 8 and np.array_equal(p, transition.numpy()[previous])
     for n in range(2):
-        symbols = [int(rng.integers(8))]
-        for _ in range(29):
-            symbols.append(int(rng.choice(8, p=transition.numpy()[symbols[-1]])))
-        inputs = means.numpy()[symbols[:-1]] + rng.standard_normal((29, 20))
+        inputs = means.numpy()[paths[n, :-1]] + noise[n]
         ours = bayes_log_predictive(torch.from_numpy(inputs), transition, means, 1.0).exp()
-        assert np.allclose(ours.numpy(), predictive[n], atol=1e-10)
+        assert np.allclose(ours.numpy(), predictive[n], rtol=0, atol=1e-10)
 
 
 def test_torch_encoder_baseline_is_a_causal_model_of_the_same_size():

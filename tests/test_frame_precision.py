@@ -1,12 +1,12 @@
 """Frame against precision: gradient norms at scores and values, probe directions."""
 
 import math
+from dataclasses import replace
 
 import pytest
 import torch
 
 import attention_dynamics.attention as attention_module
-from attention_dynamics.attention import AttentionRecord
 from attention_dynamics.measures.frame_precision import (
     RoutingValueGradients,
     direction_stability,
@@ -41,77 +41,92 @@ def _batch(seed: int = 1) -> TaskBatch:
                      bayes_entropy_bits=entropy)
 
 
-def _shifted_attention(score_shifts, value_shifts):
-    """An ``attention_forward`` that adds ``score_shifts[l]`` to the scores and
-    ``value_shifts[l]`` to the values of the ``l``-th call (layer ``l`` of one pass)."""
-    layers = iter(range(len(score_shifts)))
-
-    def forward(x, w_q, w_k, w_v, mask="causal", retain_upstream=False):
-        layer = next(layers)
-        q, k, v = x @ w_q, x @ w_k, x @ w_v + value_shifts[layer]
-        scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + score_shifts[layer]
-        causal = torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool).tril()
-        scores = scores.masked_fill(~causal, float("-inf"))
-        weights = torch.softmax(scores, -1)
-        return AttentionRecord(x=x, q=q, k=k, v=v, scores=scores, weights=weights,
-                               output=weights @ v, mask=causal)
-
-    return forward
-
-
-def _loss_with_shifts(monkeypatch, model, batch, score_shifts, value_shifts, loss="sampled"):
-    monkeypatch.setattr(attention_module, "attention_forward",
-                        _shifted_attention(score_shifts, value_shifts))
-    logits, _ = model(batch.tokens, return_record=True)
-    monkeypatch.undo()
-    return sequence_loss(logits, batch, loss)
-
-
-def _zero_shifts(requires_grad: bool):
-    head = CONFIG.d_model // CONFIG.n_heads
-    scores = [torch.zeros(BATCH, CONFIG.n_heads, LENGTH, LENGTH, dtype=torch.float64,
-                          requires_grad=requires_grad) for _ in range(CONFIG.n_layers)]
-    values = [torch.zeros(BATCH, CONFIG.n_heads, LENGTH, head, dtype=torch.float64,
-                          requires_grad=requires_grad) for _ in range(CONFIG.n_layers)]
+def _closed_form_gradients(model: Transformer, batch: TaskBatch, loss: str):
+    """Per layer, ``dL/ds`` and ``dL/dv`` by the closed form of softmax attention's backward,
+    from the upstream gradient ``u = dL/do`` of each layer's output (read off the backward pass)
+    and the recorded weights, values and outputs: ``dL/dv_j = sum_i alpha_ij u_i`` and
+    ``dL/ds_ij = alpha_ij (u_i . v_j - u_i . o_i)`` (zero where ``alpha_ij`` is)."""
+    logits, record = model(batch.tokens, return_record=True)
+    for layer in record.attention:
+        layer.output.retain_grad()
+    sequence_loss(logits, batch, loss).backward()
+    scores, values = [], []
+    for layer in record.attention:
+        u, alpha = layer.output.grad, layer.weights.detach()
+        v, o = layer.v.detach(), layer.output.detach()
+        values.append(torch.einsum("bhij,bhid->bhjd", alpha, u))
+        reads = torch.einsum("bhid,bhjd->bhij", u, v)               # u_i . v_j
+        scores.append(alpha * (reads - (u * o).sum(-1, keepdim=True)))
     return scores, values
 
 
 @pytest.mark.parametrize("loss", ["sampled", "bayes"])
-def test_gradient_norms_match_a_brute_force_computation(monkeypatch, loss):
+def test_gradient_norms_match_the_closed_form_backward_of_attention(loss):
     model, batch = _model(), _batch()
     result = routing_value_gradient_norms(model, batch.tokens, batch, loss=loss)
     assert isinstance(result, RoutingValueGradients)
     for field in (result.score_norm, result.value_norm, result.ratio):
         assert field.shape == (CONFIG.n_layers,) and field.dtype == torch.float64
-    score_shifts, value_shifts = _zero_shifts(requires_grad=True)
-    value = _loss_with_shifts(monkeypatch, model, batch, score_shifts, value_shifts, loss)
-    gradients = torch.autograd.grad(value, score_shifts + value_shifts)
-    expected_scores = torch.stack([g.norm() for g in gradients[:CONFIG.n_layers]])
-    expected_values = torch.stack([g.norm() for g in gradients[CONFIG.n_layers:]])
+    scores, values = _closed_form_gradients(_model(), batch, loss)
+    expected_scores = torch.stack([g.norm() for g in scores])
+    expected_values = torch.stack([g.norm() for g in values])
     torch.testing.assert_close(result.score_norm, expected_scores, rtol=1e-10, atol=0)
     torch.testing.assert_close(result.value_norm, expected_values, rtol=1e-10, atol=0)
     torch.testing.assert_close(result.ratio, expected_scores / expected_values)
     assert (result.score_norm > 0).all() and (result.value_norm > 0).all()
     future = ~torch.ones(LENGTH, LENGTH, dtype=torch.bool).tril()
-    assert (gradients[0][..., future] == 0).all()   # masked scores carry no gradient
+    assert (scores[0][..., future] == 0).all()   # masked scores carry no gradient
+
+
+def _shifted_attention(score_shifts, value_shifts):
+    """The library's ``attention_forward``, its recorded scores and values then moved by
+    ``score_shifts[l]`` and ``value_shifts[l]`` in the ``l``-th call (layer ``l`` of one pass)
+    and the output mixed again from them: the loss as a function of the scores and values."""
+    original = attention_module.attention_forward
+    layers = iter(range(len(score_shifts)))
+
+    def forward(*args, **kwargs):
+        record = original(*args, **kwargs)
+        layer = next(layers)
+        scores, v = record.scores + score_shifts[layer], record.v + value_shifts[layer]
+        weights = torch.softmax(scores, -1)
+        return replace(record, scores=scores, v=v, weights=weights, output=weights @ v)
+
+    return forward
+
+
+def _loss_with_shifts(monkeypatch, model, batch, score_shifts, value_shifts):
+    monkeypatch.setattr(attention_module, "attention_forward",
+                        _shifted_attention(score_shifts, value_shifts))
+    logits, _ = model(batch.tokens, return_record=True)
+    monkeypatch.undo()
+    return sequence_loss(logits, batch)
+
+
+def _zero_shifts():
+    head = CONFIG.d_model // CONFIG.n_heads
+    scores = [torch.zeros(BATCH, CONFIG.n_heads, LENGTH, LENGTH, dtype=torch.float64)
+              for _ in range(CONFIG.n_layers)]
+    values = [torch.zeros(BATCH, CONFIG.n_heads, LENGTH, head, dtype=torch.float64)
+              for _ in range(CONFIG.n_layers)]
+    return scores, values
 
 
 def test_gradient_norms_match_finite_differences(monkeypatch):
-    """The derivative of the loss along ``g / ||g||`` is ``||g||``: checked on loss values."""
+    """The derivative of the loss along ``g / ||g||`` is ``||g||``: checked on loss values, along
+    the closed form's directions."""
     model, batch = _model(), _batch(seed=2)
     result = routing_value_gradient_norms(model, batch.tokens, batch)
+    directions = _closed_form_gradients(_model(), batch, "sampled")
     step = 1e-5
     for kind, layer, norm in (("scores", 0, result.score_norm[0]),
                               ("values", 1, result.value_norm[1])):
-        shifts = _zero_shifts(requires_grad=True)
-        value = _loss_with_shifts(monkeypatch, model, batch, *shifts)
-        chosen = shifts[0 if kind == "scores" else 1][layer]
-        direction = torch.autograd.grad(value, chosen)[0]
-        direction = direction / direction.norm()
+        which = 0 if kind == "scores" else 1
+        direction = directions[which][layer] / directions[which][layer].norm()
         losses = []
         for sign in (1.0, -1.0):
-            shifts = _zero_shifts(requires_grad=False)
-            shifts[0 if kind == "scores" else 1][layer] = sign * step * direction
+            shifts = _zero_shifts()
+            shifts[which][layer] = sign * step * direction
             with torch.no_grad():
                 losses.append(_loss_with_shifts(monkeypatch, model, batch, *shifts).item())
         slope = (losses[0] - losses[1]) / (2 * step)

@@ -1,12 +1,16 @@
 """Chapter 4 as executed by the book build: calibration, the nulls, the geometry's numbers.
 
-Every test here would pass if Paper I's claims reproduced: the calibration bounds are the
-quick profile's targets, and the geometry checks are ranges and consistency between a
-measure and its nulls, not the direction of any verdict.
+No test here asserts how a trained model comes out (how well the transformer calibrates,
+whether the MLP stays at its floor, whether the transformer beats the blind predictors):
+those are the claims the ledger judges. The tests check ranges, the floors' formulas, and
+consistency between a measure and its nulls, which hold whatever the training reached.
 """
 
+import math
 
 import pytest
+
+from attention_dynamics.tasks.bijection import mean_entropy_gap_of_marginal
 
 pytestmark = pytest.mark.slow
 
@@ -18,13 +22,27 @@ def test_chapter_four_calibration_and_controls(results):
     # the separate layout scores only key positions: its two MAEs are one number
     assert m["separate_bijection_entropy_mae_bits"] == \
         pytest.approx(m["separate_bijection_entropy_mae_keys_bits"], rel=1e-9)
+    # entropies over the V answer values lie in [0, log2 V], and so do their gaps
+    top = math.log2(m["n_symbols"]) + 1e-9
     for layout in LAYOUTS:
-        assert m[f"{layout}_bijection_entropy_mae_keys_bits"] < 0.05, layout
-        floor = m[f"{layout}_bijection_marginal_gap_bits"]
-        mlp = m[f"{layout}_mlp_bijection_entropy_mae_bits"]
-        assert mlp > floor - 0.05 and mlp > 10 * m[f"{layout}_bijection_entropy_mae_keys_bits"]
-        assert 0 <= m[f"{layout}_bijection_leaked_mass"] < 0.05, layout
-    assert m["hmm_entropy_mae_per_sample_bits"] < m["hmm_average_curve_predictor_mae_bits"]
+        for name in ("bijection_entropy_mae_keys_bits", "bijection_entropy_mae_bits",
+                     "bijection_entropy_mae_per_sample_bits", "mlp_bijection_entropy_mae_bits"):
+            assert 0 <= m[f"{layout}_{name}"] <= top, (layout, name)
+        # the gap of the mean curves is at most the mean gap (every sequence is scored at
+        # the same positions)
+        assert (m[f"{layout}_bijection_entropy_mae_bits"]
+                <= m[f"{layout}_bijection_entropy_mae_per_sample_bits"] + 1e-9), layout
+        # the context-free floor is the marginal's gap, whatever the MLP reached
+        assert m[f"{layout}_bijection_marginal_gap_bits"] == pytest.approx(
+            mean_entropy_gap_of_marginal(int(m["n_symbols"]), layout), rel=1e-12), layout
+        assert 0 <= m[f"{layout}_bijection_leaked_mass"] <= 1, layout
+    # HMM filtering: predictives over the hidden states, gaps within [0, log2 S]
+    top = math.log2(results["manifold_formation"]["settings"]["hmm_task"]["n_states"]) + 1e-9
+    for name in ("hmm_entropy_mae_bits", "hmm_entropy_mae_per_sample_bits",
+                 "hmm_average_curve_predictor_mae_bits", "hmm_uniform_predictor_mae_bits"):
+        assert 0 <= m[name] <= top, name
+    assert m["hmm_entropy_mae_bits"] <= m["hmm_entropy_mae_per_sample_bits"] + 1e-9
+    assert 0 <= m["hmm_leaked_mass"] <= 1
     assert m["hmm_average_curve_predictor_mae_bits"] < m["hmm_uniform_predictor_mae_bits"]
 
 
