@@ -20,8 +20,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
-book: $(STAMP)
-	$(BIN)/python scripts/build_book.py --profile $(PROFILE) --device $(DEVICE)
+# `make book PDF=1` also prints the whole book to _build/html/book.pdf with Debian's Chromium
+# (installed first, as for `make test`; no browser download).
+WANT_PDF := $(filter-out 0,$(PDF))
+book: $(STAMP) $(if $(WANT_PDF),browser)
+	$(BIN)/python scripts/build_book.py --profile $(PROFILE) --device $(DEVICE) $(if $(WANT_PDF),--pdf)
 
 test: $(STAMP) browser $(ACTIONLINT)
 	$(BIN)/ruff check .

@@ -5,7 +5,7 @@ Usage (from the repository root; ``make book`` calls it)::
     python scripts/build_book.py [--profile quick|paper] [--device auto|cpu|cuda]
                                  [--seed N] [--output _build] [--only NAME ...]
                                  [--timeout SECONDS] [--jobs N]
-                                 [--repository-url URL] [--site-url URL]
+                                 [--repository-url URL] [--site-url URL] [--pdf]
 
 Everything happens in a staging folder (``<output>/.stage``): the book sources are copied
 there, each notebook listed in ``_toc.yml`` is converted to ``.ipynb`` and executed, and
@@ -24,6 +24,8 @@ again; it is left out when the sources changed during the build, and an ``--only
 refreshes some results but not the HTML, deletes it. The HTML carries the library's wheel,
 linked from every page (``book/_ext/library_wheel.py``), and, as each notebook's download, a
 copy that runs outside the book and installs the wheel (``scripts/book_build/downloads.py``).
+With ``--pdf``, the whole book is also printed to ``<output>/html/book.pdf`` by the installed
+Chromium (``scripts/book_build/pdf.py``).
 
 The steps live in the package ``scripts/book_build``; this script parses the options and runs
 them in order.
@@ -51,6 +53,7 @@ from attention_dynamics.runtime import DEVICES, PROFILES
 from book_build import ROOT, BuildError
 from book_build.downloads import build_wheel, write_downloads
 from book_build.execution import execute_all
+from book_build.pdf import find_chromium, render_pdf
 from book_build.schedule import expected_seconds, longest_first, nice_levels
 from book_build.staging import publish, render_html, ship_wheel, stage_sources, write_banner
 from book_build.stamp import SourceDigestError, build_stamp, remove_stamp, source_digest, write_stamp
@@ -75,6 +78,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the address the book is published at (default $SITE_URL): the "
                              "downloaded notebooks install the library's wheel from there and "
                              "link the book's pages; without it, from a file beside them")
+    parser.add_argument("--pdf", action="store_true",
+                        help="also print the whole book to html/book.pdf (needs Chromium on the "
+                             "PATH, e.g. Debian's; no download)")
     parser.add_argument("--jobs", type=positive_int, default=None,
                         help="chapter notebooks executed side by side (default: all of them, "
                              "each with an equal share of the CPUs, at least one thread)")
@@ -115,6 +121,9 @@ def build(argv: list[str] | None = None) -> None:
     stage = output / ".stage"
     if args.repository_url and not args.repository_url.startswith("https://"):
         raise BuildError(f"--repository-url must start with https://; got {args.repository_url!r}")
+    if args.pdf and not args.only and find_chromium() is None:  # before hours of notebooks
+        raise BuildError("--pdf prints the book with Chromium, and none is on the PATH "
+                         "(`make browser` installs Debian's)")
     stamp = None if args.only else starting_stamp(args)  # the sources as this build reads them
     src = stage_sources(stage, args.repository_url)
     results = stage / "results"
@@ -149,6 +158,9 @@ def build(argv: list[str] | None = None) -> None:
         built["html"] = render_html(src, stage)
         wheel = write_downloads(built["html"], parts, wheel, args.site_url, args.repository_url)
         print(f"[build] runnable downloads written beside the wheel {wheel.name}", flush=True)
+        if args.pdf:
+            print("[build] printing the whole book to PDF", flush=True)
+            print(f"[build] PDF written: {render_pdf(src, stage, built['html']).name}", flush=True)
     # the previous stamp goes before anything is replaced: a publish that fails half-way, or a
     # partial build (new results beside the old HTML), leaves no stamp that claims the output
     if remove_stamp(output) and args.only:

@@ -32,6 +32,7 @@ from book_build.downloads import (
     PIN,
     DownloadSettings,
     build_wheel,
+    cpu_torch_line,
     imported_modules,
     install_cell_source,
     library_modules,
@@ -118,6 +119,23 @@ def test_the_install_cell_pins_what_the_notebook_and_the_library_import(tmp_path
     # without the book's address, the wheel is a file beside the notebook
     assert '        "attention_dynamics-0.1.0-py3-none-any.whl[notebooks]" \\\n' in install_cell_source(
         pins, settings)
+    # without torch and an NVIDIA GPU, torch's CPU build first, from PyTorch's CPU index
+    assert ('    if importlib.util.find_spec("torch") is None and not shutil.which("nvidia-smi"):\n'
+            "        %pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0\n"
+            "    %pip install \\\n") in cell
+    assert "download.pytorch.org" not in install_cell_source(["pandas==3.1.1"], settings)
+
+
+def test_the_pages_cpu_install_names_the_pinned_torch_and_the_wheels_version():
+    """The introduction and the README give the by-hand install of a laptop: torch's CPU build at
+    requirements.txt's pin, then the wheel of pyproject.toml's version with its extra."""
+    torch = requirement_pins(ROOT / "requirements.txt")["torch"]
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    for page in (ROOT / "book" / "intro.md", ROOT / "README.md"):
+        text = page.read_text()
+        assert cpu_torch_line(torch) in text, page.name
+        assert f'pip install "attention_dynamics-{version}-py3-none-any.whl[notebooks]"' in text, \
+            page.name
 
 
 def test_the_download_opens_with_running_this_code_and_leaves_the_notebook_as_it_was():
@@ -134,6 +152,10 @@ def test_the_download_opens_with_running_this_code_and_leaves_the_notebook_as_it
     first, install, title = download.cells[:3]
     assert first.source.startswith("## Running this code") and "profile `quick`" in first.source
     assert "`a`, `b`" in first.source and "--only a b demo" in first.source
+    # how a laptop installs it by hand (torch's CPU build first) and runs it without Jupyter
+    assert ("```bash\npip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0\n"
+            'pip install "attention_dynamics-0.1.0-py3-none-any.whl[notebooks]"\n'
+            "jupyter execute --inplace demo.ipynb\n```") in first.source
     assert install.cell_type == "code" and "%pip install" in install.source
     assert title.source == "# Demo\n\nChecks Proposition 1.2."
     assert [output["output_type"] for output in download.cells[3].outputs] == ["stream"]  # no glue
@@ -161,7 +183,7 @@ def test_the_wheel_declares_what_a_downloaded_notebook_needs():
     extra = [Requirement(text) for text in project["optional-dependencies"][NOTEBOOKS_EXTRA]]
     declared = [Requirement(text) for text in project["dependencies"]] + extra
     names = {canonicalize_name(requirement.name) for requirement in declared}
-    assert {"myst-nb", "ipykernel"} <= {canonicalize_name(r.name) for r in extra}
+    assert {"myst-nb", "ipykernel", "nbclient"} <= {canonicalize_name(r.name) for r in extra}
 
     pinned = {canonicalize_name(match["name"]): match["version"]
               for line in (ROOT / "requirements.txt").read_text().splitlines()
@@ -193,7 +215,8 @@ def test_the_book_carries_the_wheel_and_runnable_downloads(built_book):
         assert download.cells[0].source.startswith("## Running this code"), name
         assert "%pip install" in download.cells[1].source, name
         reads_others = "needs the results of other notebooks" in download.cells[0].source
-        assert reads_others == (name in ("benchmarks", "reproduction_report",
+        # every notebook after the chapters gets the note, the rule log too (it reads none)
+        assert reads_others == (name in ("benchmarks", "reproduction_report", "rule_log",
                                          "execution_report")), name
         raw = [match[0] for cell in download.cells if cell.cell_type == "markdown"
                for match in RAW_MYST.finditer(cell.source)]
@@ -238,8 +261,9 @@ def _fresh_environment(folder: Path) -> Path:
 
 
 def _install_line(install_cell: str) -> list[str]:
-    """The arguments of the ``%pip install`` line of a downloaded notebook's install cell."""
-    line = install_cell.split("%pip install", 1)[1].replace("\\\n", " ").splitlines()[0]
+    """The arguments of the ``%pip install`` line of a downloaded notebook's install cell that
+    installs the wheel (the last; torch's CPU build comes before it)."""
+    line = install_cell.rsplit("%pip install", 1)[1].replace("\\\n", " ").splitlines()[0]
     return shlex.split(line)
 
 

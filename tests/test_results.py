@@ -1,6 +1,8 @@
 """Reading the table of contents: which notebooks the build runs, and in which groups."""
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,20 +60,58 @@ def test_chapters_are_scheduled_by_the_cpu_time_of_the_last_build_of_the_profile
         {name: DEFAULT_CPU_SECONDS for name in names}
 
 
-def test_the_repository_button_appears_only_with_a_repository_url(tmp_path, monkeypatch):
+def test_the_repository_buttons_appear_only_with_a_repository_url(tmp_path, monkeypatch):
     plain = yaml.safe_load((stage_sources(tmp_path / "a") / "_config.yml").read_text())
     assert "repository" not in plain and not plain["html"].get("use_repository_button")
-    assert "launch_buttons" not in plain
+    assert not plain["html"].get("use_issues_button") and "launch_buttons" not in plain
     url = "https://github.com/example/book"
     staged = yaml.safe_load((stage_sources(tmp_path / "b", url) / "_config.yml")
                             .read_text())
     assert staged["repository"]["url"] == url and staged["html"]["use_repository_button"]
+    assert staged["html"]["use_issues_button"]
+    assert staged["launch_buttons"] == {"binderhub_url": "https://mybinder.org",
+                                        "notebook_interface": "jupyterlab", "thebe": False}
+
+
+def test_binder_makes_the_notebooks_that_the_launch_buttons_open(tmp_path):
+    """A launch button opens ``notebooks/<name>.ipynb`` of the repository on Binder, which has
+    only their jupytext sources: ``binder/postBuild`` makes them; ``binder/requirements.txt``
+    installs the book's requirements with the CPU build of torch."""
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks",
+                    ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
+                                         f"{os.environ.get('PATH', '')}"}
+    subprocess.run([str(ROOT / "binder" / "postBuild")], cwd=tmp_path, env=environment,
+                   check=True, capture_output=True)
+    for name in book_notebooks(ROOT / "_toc.yml"):
+        assert (tmp_path / "notebooks" / f"{name}.ipynb").is_file(), name
+    lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
+    assert "-r ../requirements.txt" in lines
+    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
 
 
 def test_the_build_refuses_a_repository_url_that_is_not_https(run_build):
     completed = run_build("--repository-url", "github.com/example/book")
     assert completed.returncode == 1
     assert "--repository-url must start with https://" in completed.stderr
+
+
+def test_a_pdf_build_without_chromium_stops_before_it_stages_anything(tmp_path, monkeypatch):
+    """``--pdf`` needs the Chromium on the PATH; without one the build says so at once, not
+    after the notebooks have run."""
+    import build_book
+
+    from book_build import BuildError
+
+    def must_not_stage(*args, **kwargs):
+        raise AssertionError("the build staged the book before refusing")
+
+    monkeypatch.setattr(build_book, "find_chromium", lambda: None)
+    monkeypatch.setattr(build_book, "stage_sources", must_not_stage)
+    with pytest.raises(BuildError, match="--pdf prints the book with Chromium"):
+        build_book.build(["--pdf", "--output", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()
 
 
 def test_notebooks_before_follow_the_toc_inside_a_book_and_the_results_outside(tmp_path,

@@ -5,8 +5,8 @@ With ``library_wheel`` set (the path of the library's wheel; the book build sets
 and every page links it: a button in the article's header (on every page, the indexes and
 the search page included) and an entry in the download menu (on pages that have one). Their
 tooltip gives the one line that installs it with what a downloaded notebook needs,
-``pip install "<file>.whl[notebooks]"``. Without it (a plain ``jupyter-book build``) nothing
-changes.
+``pip install "<file>.whl[notebooks]"``, after PyTorch's CPU build of torch on a machine without an
+NVIDIA GPU. Without it (a plain ``jupyter-book build``) nothing changes.
 """
 
 import shutil
@@ -30,7 +30,8 @@ def _add_buttons(app, pagename, templatename, context, doctree):
     if wheel is None or "header_buttons" not in context:
         return
     url = context["pathto"](f"{WHEEL_FOLDER}/{wheel.name}", 1)
-    tooltip = f"Install the library: download its wheel, then {install_line(wheel.name)}"
+    tooltip = (f"Install the library: download its wheel, then {install_line(wheel.name)} "
+               "(without an NVIDIA GPU, PyTorch's CPU build of torch first: see the introduction)")
     for button in context["header_buttons"]:
         if button.get("label") == "download-buttons":
             button["buttons"].append({"type": "link", "url": url, "text": "library .whl",

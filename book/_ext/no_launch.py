@@ -1,20 +1,18 @@
-"""Sphinx extension: no launch machinery where the book launches nothing.
+"""Sphinx extension: no thebe machinery where the book runs no code in the page.
 
 Jupyter Book 1 always loads sphinx-thebe, which puts on every page a configuration that points
 at a Binder example repository (``binder-examples/jupyter-stacks-datascience``), a script that
-names thebe's CDN address, and thebe's script and style sheet, even when no launch button is
-configured (this book's ``_config.yml`` sets none). When none is (``launch_buttons`` without a
-hub, Binder, Colab or Deepnote address and without thebe), this drops all of it: the pages keep
-only what they use.
+names thebe's CDN address, and thebe's script and style sheet, even when thebe is off (as in
+this book's ``_config.yml``, and with the launch buttons of a book built with a repository,
+which are plain links). Unless ``launch_buttons`` turns thebe on, this drops all of it: the
+pages keep only what they use.
 """
-
-LAUNCH_KEYS = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url")
 
 
 def launches(theme_options: dict) -> bool:
-    """Whether the theme's options configure any launch button."""
+    """Whether the theme's options turn thebe (live code in the page) on."""
     buttons = theme_options.get("launch_buttons") or {}
-    return any(buttons.get(key) for key in LAUNCH_KEYS) or str(buttons.get("thebe")).lower() == "true"
+    return str(buttons.get("thebe")).lower() == "true"
 
 
 def _is_thebe(asset) -> bool:

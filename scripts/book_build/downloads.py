@@ -16,7 +16,11 @@ shows none of it.
 The install cell is one ``%pip install`` line: the wheel with its ``notebooks`` extra, and the
 versions the book was built with of what the notebook imports. It runs only when one of the
 modules the notebook needs cannot be imported, so it downloads nothing where the library and
-its packages are installed already (a second run, a checkout of the book).
+its packages are installed already (a second run, a checkout of the book). Before it, where
+torch is missing and the machine has no NVIDIA GPU (no ``nvidia-smi``), one more line installs
+the pinned torch from PyTorch's CPU index (:data:`CPU_TORCH_INDEX`): PyPI's torch for Linux
+carries CUDA, gigabytes that a CPU cannot use, and pip cannot take an index from a wheel's
+metadata.
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ NOTEBOOKS_EXTRA = "notebooks"
 KERNEL_MODULES = {"IPython", "ipykernel"}
 """Modules every Jupyter kernel has, so the install cell need not install them."""
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)")
+CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+"""PyTorch's package index of its CPU builds (no CUDA libraries), for every platform."""
+RUN_COMMAND = "jupyter execute --inplace"
+"""Runs a notebook without a Jupyter front end (nbclient, in the ``notebooks`` extra)."""
 
 
 def notebook_page(name: str) -> str:
@@ -161,16 +169,33 @@ def notebook_pins(name: str, code: str, settings: DownloadSettings) -> list[str]
     return [pin for module, pin in settings.pins.items() if module in needed]
 
 
+def torch_pin(pins: list[str]) -> str | None:
+    """The pin of torch among ``pins``, if any."""
+    return next((pin for pin in pins if PIN.match(pin)["name"].lower() == "torch"), None)
+
+
+def cpu_torch_line(pin: str) -> str:
+    """The command that installs torch at ``pin`` from PyTorch's CPU index."""
+    return f"pip install --index-url {CPU_TORCH_INDEX} {pin}"
+
+
 def install_cell_source(pins: list[str], settings: DownloadSettings) -> str:
     """The code of the install cell: one ``%pip install`` of the wheel with its notebooks'
-    extra and of ``pins``, only when a module they provide cannot be imported."""
+    extra and of ``pins``, only when a module they provide cannot be imported; before it,
+    without torch and without an NVIDIA GPU, torch's CPU build (:func:`cpu_torch_line`)."""
     modules = [LIBRARY, *(PIN.match(pin)["name"].lower().replace("-", "_") for pin in pins)]
     packages = " \\\n        ".join([settings.requirement(), *pins])
+    torch = torch_pin(pins)
+    cpu = ("    # no NVIDIA GPU: PyTorch's CPU build of torch, without the CUDA libraries\n"
+           "    # (gigabytes) that pip would otherwise take from PyPI on Linux\n"
+           '    if importlib.util.find_spec("torch") is None and not shutil.which("nvidia-smi"):\n'
+           f"        %{cpu_torch_line(torch)}\n") if torch else ""
     return ("# Running this code: installs the book's library and the packages this notebook\n"
             "# imports, unless all of them can be imported already (then it downloads nothing).\n"
-            "import importlib.util\n\n"
+            "import importlib.util\n" + ("import shutil\n" if torch else "") + "\n"
             f"NEEDED = {tuple(modules)!r}\n"
             "if any(importlib.util.find_spec(module) is None for module in NEEDED):\n"
+            f"{cpu}"
             f"    %pip install \\\n        {packages}\n")
 
 
@@ -206,6 +231,17 @@ def running_this_code(name: str, parameters: dict, pins: list[str], settings: Do
         f"the versions the book was built with ({versions}). It installs nothing when all of "
         "them can be imported already.",
     ]
+    torch = torch_pin(pins)
+    if torch:
+        paragraphs.append(
+            "On a machine without an NVIDIA GPU it first installs the CPU build of torch from "
+            f"PyTorch's own index ({CPU_TORCH_INDEX}): from PyPI, pip would take the build "
+            "with CUDA on Linux, gigabytes that a CPU cannot use. In a new virtual "
+            "environment, without Jupyter, the same install and a run of this notebook are:"
+            f"\n\n```bash\n{cpu_torch_line(torch)}\npip install {settings.requirement()}\n"
+            f"{RUN_COMMAND} {name}.ipynb\n```\n\n"
+            f"(`{RUN_COMMAND.split(' --')[0]}` comes with the `{NOTEBOOKS_EXTRA}` extra; it "
+            "writes the outputs into the notebook.)")
     if not settings.site_url:
         relative = posixpath.relpath(f"{WHEEL_FOLDER}/{settings.wheel_name}",
                                      posixpath.dirname(notebook_page(name)))

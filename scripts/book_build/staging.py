@@ -15,6 +15,8 @@ import yaml
 from book_build import ROOT, BuildError
 
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
+BINDER_URL = "https://mybinder.org"
+"""Where a notebook page's launch button opens the notebook, with a repository configured."""
 # results kept with the sources (a profile run once and committed, e.g. results/decide): the
 # report shows them beside this build's when they are there
 OPTIONAL_SOURCES = ("results",)
@@ -23,7 +25,11 @@ OPTIONAL_SOURCES = ("results",)
 def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
     """Copy the book's sources into a fresh ``stage/src``; return that folder.
 
-    With ``repository_url``, the staged ``_config.yml`` gets the repository and its button.
+    With ``repository_url``, the staged ``_config.yml`` gets the repository (branch ``main``)
+    and the buttons that link it and its issue tracker from every page, and a launch button on
+    every notebook page: Binder (:data:`BINDER_URL`) builds the repository's ``binder/``
+    environment and opens the notebook in JupyterLab (``binder/postBuild`` makes the
+    ``notebooks/*.ipynb`` that the button names from their jupytext sources).
     """
     if stage.exists():
         shutil.rmtree(stage)
@@ -41,7 +47,10 @@ def stage_sources(stage: Path, repository_url: str | None = None) -> Path:
     if repository_url:
         def add_repository(config: dict) -> None:
             config["repository"] = {"url": repository_url, "path_to_book": "", "branch": "main"}
-            config.setdefault("html", {})["use_repository_button"] = True
+            config.setdefault("html", {}).update(use_repository_button=True,
+                                                 use_issues_button=True)
+            config["launch_buttons"] = {"binderhub_url": BINDER_URL,
+                                        "notebook_interface": "jupyterlab", "thebe": False}
 
         _update_config(src, add_repository)
     return src
