@@ -1,17 +1,21 @@
 """The book build: every notebook executed, every number glued, failures leave the old book."""
 
 import json
+import os
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
 import yaml
 
+from attention_dynamics.book import rule_log_page
+from attention_dynamics.book.claims import REGISTRY
 from attention_dynamics.book.formatting import format_number
 from attention_dynamics.book.report import FINDING_ORDER
 from attention_dynamics.book.results import book_notebooks
-from attention_dynamics.book.rule_log import RULE_LOG
+from attention_dynamics.book.rule_log import RULE_LOG, identifiers_in, moving_changes
 from attention_dynamics.book.verdicts import BASES, VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,10 +181,12 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
     table = table[:table.index("</table>")]
     rows = metrics["claims_tested"] + metrics["controls_tested"]
     assert table.count("<tr") == rows + 1  # header and one row per claim or control
-    # the rule log, a row per change after the header
-    log = page[page.index('class="dataframe rule-log-table"'):]
-    assert log[:log.index("</table>")].count("<tr") == metrics["rule_changes"] + 1
-    assert metrics["rule_changes"] == len(RULE_LOG) and "Rule changes" in page
+    # the rule log is a page of its own: the report says how many changes moved a verdict,
+    # names those claims, and links the page
+    assert "rule-log-table" not in page and "Rule changes" in page
+    assert metrics["rule_changes"] == len(RULE_LOG)
+    assert _plain(rule_log_page.report_phrase(RULE_LOG, REGISTRY)) in _reading_text(page)
+    assert 'href="rule_log.html"' in page
     assert "null or reference" in table
     assert (built_book / "figures" / "report_claims.png").exists() and "<img" in page
     # the tally above the table says how many claims got each verdict
@@ -193,11 +199,45 @@ def test_reproduction_report_judges_every_claim_against_a_null(built_book, resul
         assert f"{metrics['claims_basis_' + basis.replace(' ', '_')]:.0f} {basis}" in page
     assert table.count("would change it:") == rows
     # the first lines name every claim that is not reproduced, partly or undecided, by count
-    findings = page[page.index("What holds, and what does not"):page.index("The evidence")]
+    article = page[page.index("<article"):]  # the headings appear in the page's contents too
+    findings = article[article.index("What holds, and what does not"):
+                       article.index("The evidence")]
     for verdict, heading in FINDING_ORDER.items():
         count = metrics["claims_" + verdict.replace(" ", "_")]
         assert (f"{heading} ({count:.0f})" in findings) == (count > 0), verdict
         assert findings.count("(row ") >= count
+
+
+def _plain(text: str) -> str:
+    """``text`` with straight quotes (Sphinx curls them) and single spaces."""
+    return " ".join(text.translate(str.maketrans("‘’“”", "''\"\"")).split())
+
+
+def _reading_text(page: str) -> str:
+    """The words of a page's article as a reader reads them: no markup, no code."""
+    article = page[page.index("<article"):page.index("</article>")]
+    article = re.sub(r"<(code|pre|script|style)\b.*?</\1>", " ", article, flags=re.S)
+    return _plain(unescape(re.sub(r"<[^>]+>", " ", article)))
+
+
+def test_the_rule_log_page_tells_every_change_in_words(built_book, results):
+    metrics = results["rule_log"]["metrics"]
+    moving = moving_changes(RULE_LOG)
+    assert metrics["rule_changes"] == len(RULE_LOG)
+    assert metrics["rule_changes_moving_a_verdict"] == len(moving) > 0
+    page = (built_book / "html" / "notebooks" / "rule_log.html").read_text()
+    text = _reading_text(page)
+    # the changelog of verdicts (one item per change that moved one), then every change
+    changelog = text[text.index("Changelog of verdicts"):text.index("Every rule change")]
+    assert all(_plain(change.in_brief)[1:40] in changelog for change in moving)  # capitalised
+    every = text[text.index("Every rule change"):]
+    assert every.count("Rule before:") == every.count("Commit:") == len(RULE_LOG)
+    assert every.count("Moved a verdict:") == len(moving)
+    assert all(_plain(change.reason)[:40] in every for change in RULE_LOG)
+    # in words: no class, metric, file, claim's key or commit outside code
+    keys = set(REGISTRY) | {key for change in RULE_LOG for key in change.claims}
+    assert identifiers_in(text, keys) == []
+    assert all(change.commit.removeprefix("after ") in page for change in RULE_LOG)
 
 
 def test_results_files_come_from_one_build(results):
@@ -257,3 +297,82 @@ def test_chapter_ones_timings_agree_with_the_benchmarks_page_within_a_factor_two
                           "diagnostics_speedup_vs_per_score_autograd")):
         ratio = chapter[ours] / bench[theirs]
         assert 0.5 <= ratio <= 2.0, (ours, chapter[ours], bench[theirs])
+
+
+PLACEHOLDER_REPOSITORY = "https://github.com/example-org/example-book"
+SMALL_TOC = """format: jb-book
+root: book/demo_intro
+parts:
+  - caption: Chapters
+    chapters:
+      - file: book/demo
+        sections:
+          - file: notebooks/demo
+"""
+
+
+def _small_book(stage: Path, repository_url: str | None = None) -> Path:
+    """A small book (an introduction, a chapter with a formula, its executed notebook) staged as
+    the full build stages the book's sources, with its configuration and extensions: it renders
+    in seconds, where the book takes many minutes. Returns the staged sources."""
+    import nbformat
+
+    from book_build.staging import stage_sources
+
+    src = stage_sources(stage, repository_url)
+    (src / "_toc.yml").write_text(SMALL_TOC)
+    (src / "book" / "demo_intro.md").write_text("# Demo book\n\nAn introduction.\n")
+    (src / "book" / "demo.md").write_text("# A chapter\n\nIts derivation, $\\sum_j a_{ij} = 1$.\n")
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# Its notebook"),
+               nbformat.v4.new_code_cell("print(1)", execution_count=1, outputs=[
+                   nbformat.v4.new_output("stream", text="1\n")])],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}})
+    nbformat.write(notebook, src / "notebooks" / "demo.ipynb")
+    return src
+
+
+def test_a_book_built_with_a_repository_links_it_and_its_issues_and_launches_notebooks(tmp_path):
+    """With a repository (``--repository-url``, ``$REPOSITORY_URL``), every page links the
+    repository and its issue tracker, and a notebook's page (only it) offers a Binder launch of
+    the notebook that ``binder/postBuild`` makes; a chapter's page links its notebook's
+    download. The small book, rendered as the full build renders (warnings are errors)."""
+    from book_build.staging import render_html
+
+    stage = tmp_path / "stage"
+    html = render_html(_small_book(stage, PLACEHOLDER_REPOSITORY), stage)
+    pages = {page.relative_to(html).with_suffix("").as_posix(): page.read_text()
+             for page in html.rglob("*.html") if "_static" not in page.parts}
+    del pages["index"]  # the redirect to the first page
+    assert {"book/demo_intro", "book/demo", "notebooks/demo", "genindex", "search"} <= set(pages)
+    issues = f"{PLACEHOLDER_REPOSITORY}/issues/new?title="
+    binder = ("https://mybinder.org/v2/gh/example-org/example-book/main"
+              "?urlpath=lab/tree/notebooks/demo.ipynb")
+    for name, page in pages.items():
+        assert f'href="{PLACEHOLDER_REPOSITORY}"' in page, name
+        assert f'href="{issues}' in page, name
+        assert (binder in page) == (name == "notebooks/demo"), name
+        assert "thebe" not in page.lower(), name  # the launch is a link: no live-code machinery
+    chapter = pages["book/demo"]
+    assert chapter.count('href="../_sources/notebooks/demo.ipynb"') == 2  # the line and the menu
+    assert "_sources/notebooks" not in pages["book/demo_intro"]
+    assert (html / "_sources" / "notebooks" / "demo.ipynb").is_file()
+
+
+def test_the_whole_book_prints_to_one_pdf_offline(tmp_path):
+    """``--pdf``: the book as one page, printed by the installed Chromium (no download)."""
+    from book_build.pdf import find_chromium, render_pdf
+
+    if find_chromium() is None:
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail("REQUIRE_BROWSER is set but no chromium is on the PATH")
+        pytest.skip("Chromium is not installed (make test installs it with apt where it can)")
+    stage = tmp_path / "stage"
+    pdf = render_pdf(_small_book(stage), stage, tmp_path, timeout_ms=120_000)  # fails fast
+    single = (stage / "single" / "_build" / "singlehtml" / "whole_book.html").read_text()
+    for title in ("Demo book", "A chapter", "Its notebook"):
+        assert title in single, title  # every page of the toc, on the one page printed
+    content = pdf.read_bytes()
+    assert content.startswith(b"%PDF-") and content.rstrip().endswith(b"%%EOF")
+    assert len(re.findall(rb"/Type\s*/Page\b", content)) >= 1

@@ -7,12 +7,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from attention_dynamics.book import report  # noqa: E402
 from attention_dynamics.book.results import Results  # noqa: E402
-from attention_dynamics.book.rule_log import RuleChange  # noqa: E402
 from attention_dynamics.book.verdicts import BeatsNull, Bound, Claim, Null, SeedShare  # noqa: E402
 
 EXACT = Claim("identity", "Paper II", "exact", "score_gradient", "error",
@@ -111,17 +109,6 @@ def test_a_cell_says_in_words_what_a_declared_metric_measures():
     ledger = report.build_ledger([declared], results, {})
     cell = report.ledger_table(ledger).loc[1, "ours, and the null or reference"]
     assert "<i>measured:</i> Largest absolute difference between the closed-form score" in cell
-
-
-def test_the_rule_log_names_rows_by_number_and_retired_claims_by_key():
-    change = RuleChange("2026-12-01", "abc1234", ("em-lower", "gone-claim"), "old", "new",
-                        "why", "reproduced", "partly", None)
-    older = RuleChange("2026-11-01", "def5678", ("identity-exact",), "a", "b", "c",
-                       "not recorded", "reproduced", None)
-    table = report.rule_changes_table([older, change],
-                                      {"identity-exact": EXACT, "em-lower": LOWER})
-    assert isinstance(table, pd.DataFrame)
-    assert list(table["claims"]) == ["2, gone-claim (retired)", "1"]  # newest first
 
 
 def test_a_control_by_construction_keeps_its_verdict_but_is_counted_apart():

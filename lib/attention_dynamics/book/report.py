@@ -525,19 +525,3 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
         "the other profile": [other_profile(*parts) for parts in rows],
     }, index=ledger.numbers).map(without_e_notation)
 
-
-def rule_changes_table(rule_log, registry: dict[str, Claim]) -> pd.DataFrame:
-    """The rule log, newest first (HTML cells): when, which claims (by row number, or
-    "retired"), the rule before and after, why, and the verdict before and after."""
-    row_number = {key: number for number, key in enumerate(registry, start=1)}
-    return pd.DataFrame([
-        {
-            "when": f"{change.date}<br><small>{change.commit}</small>",
-            "claims": ", ".join(str(row_number[key]) if key in row_number
-                                else f"{key} (retired)" for key in change.claims),
-            "before → after": f"{change.old_rule}<br>→ {change.new_rule}",
-            "why": change.reason,
-            "verdict before → after": f"{change.verdict_before}<br>→ {change.verdict_after}",
-        }
-        for change in reversed(rule_log)
-    ])
