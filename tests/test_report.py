@@ -187,3 +187,7 @@ def test_the_findings_name_every_claim_that_is_not_reproduced_and_count_the_rest
     assert "Partly" not in text and "Inconclusive" not in text  # no such rows
     assert text.endswith("**Reproduced (1).** The table below gives each with its number and the "
                          "null it beats.")
+    # a claim with a short name goes by it, capitalised
+    named = report.findings_text(ledger, {"em-lower": "EM-like's loss ends lower"})
+    assert "*EM-like's loss ends lower* (row 2, chapter 3)" in named
+    assert "*EM-like ends lower*" not in named

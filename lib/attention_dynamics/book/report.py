@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from attention_dynamics.book.catalogue import describe
 from attention_dynamics.book.claims import FAILED_SHARE, FALL, SEED_LEVEL, SOLVED_SHARE
 from attention_dynamics.book.formatting import format_number, without_e_notation
 from attention_dynamics.book.results import Results
+from attention_dynamics.book.rule_log import CLAIM_NAMES
 from attention_dynamics.book.verdicts import (
     BASES,
     CONTROL,
@@ -183,10 +185,11 @@ FINDING_ORDER = {"not reproduced": "Not reproduced", "partly": "Partly reproduce
 their headings."""
 
 
-def findings_text(ledger: Ledger) -> str:
+def findings_text(ledger: Ledger, names: Mapping[str, str] = CLAIM_NAMES) -> str:
     """The report's first lines (markdown): every claim that is not reproduced, partly
-    reproduced or inconclusive, by name, with its row, chapter and the reason in words (and,
-    for an inconclusive one, what would decide it); then how many reproduced."""
+    reproduced or inconclusive, by its short name (``names``, by claim key; the claim's full
+    statement where it has none), with its row, chapter and the reason in words (and, for an
+    inconclusive one, what would decide it); then how many reproduced."""
     claims = ledger.claims_only
     parts = []
     for verdict, heading in FINDING_ORDER.items():
@@ -202,7 +205,9 @@ def findings_text(ledger: Ledger) -> str:
                       else f"ours {format_number(row['ours'])} against {null}")
             decide = (f" What would decide it: {without_e_notation(row['would change'])}."
                       if verdict == "inconclusive" and row["would change"] else "")
-            lines.append(f"- *{row['claim']}* (row {number}, chapter "
+            name = names.get(claim.key, "")
+            name = name[:1].upper() + name[1:] if name else row["claim"]
+            lines.append(f"- *{name}* (row {number}, chapter "
                          f"{CHAPTER_NUMBERS[claim.notebook]}): {reason}.{decide}")
         parts.append(f"**{heading} ({len(rows)}).**\n\n" + "\n".join(lines))
     reproduced = int((claims["verdict"] == "reproduced").sum())
