@@ -61,8 +61,21 @@ DECIDE_CHAPTERS ?= em_reading manifold_formation content_routing
 .PHONY: $(addprefix decide-,$(DECIDE_CHAPTERS))
 decide: $(addprefix decide-,$(DECIDE_CHAPTERS))
 
-$(addprefix decide-,$(DECIDE_CHAPTERS)): decide-%: $(STAMP)
+# Chapters that run in parts (README, "Long runs in parts") run DECIDE_PARTS parts side by side
+# into results/parts/<chapter>, then merge them into results/decide/<chapter>.json.
+IN_PARTS := content_routing
+DECIDE_PARTS ?= 2
+$(addprefix decide-,$(filter-out $(IN_PARTS),$(DECIDE_CHAPTERS))): decide-%: $(STAMP)
 	$(BIN)/python -m attention_dynamics run $* --profile decide --device cpu --out results/decide
+
+$(addprefix decide-,$(filter $(IN_PARTS),$(DECIDE_CHAPTERS))): decide-%: $(STAMP)
+	mkdir -p results/parts/$*
+	PATH="$(abspath $(BIN)):$$PATH" python -m attention_dynamics plan $* --profile decide \
+	  --device cpu --quiet --parts $(DECIDE_PARTS) --parts-dir results/parts/$* \
+	  --out results/decide > results/parts/$*/plan.txt
+	export PATH="$(abspath $(BIN)):$$PATH"; head -n -1 results/parts/$*/plan.txt | \
+	  xargs -P $(DECIDE_PARTS) -I{} sh -c '{}'
+	PATH="$(abspath $(BIN)):$$PATH" sh -c "$$(tail -n 1 results/parts/$*/plan.txt)"
 
 # Certify a committed decide file by rerunning it (`make certify-decide-em_reading`): identical
 # to the bit, its provenance is rewritten (the modules that ran, settings, rules, machine);

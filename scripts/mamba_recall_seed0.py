@@ -6,7 +6,7 @@ Old code (14d8a4e): the settings are exec'd from that commit's notebook text
 (notebooks/content_routing.py, its `quick = ...` and `settings = select(...)` statements), the
 matched config, training config, held-out batches and checkpoints follow the notebook's cells
 line for line, all through the old library. New code (HEAD): the chapter package's own
-functions (settings, build_tasks, match_architectures, training_config, held_out_sets).
+functions (settings, build_tasks, matched_architectures, training_config, held_out_sets).
 Both call sequence_training.train_and_evaluate, as the chapter does. Prints one JSON line.
 
 How results/mamba_recall_seed0.json was made (one thread, on an AMD EPYC with AVX-512)::
@@ -81,21 +81,14 @@ if OLD:
 else:
     import importlib
     cs = importlib.import_module("attention_dynamics.chapters.content_routing.settings")
-    from attention_dynamics.chapters.content_routing.architectures import build_tasks, match_architectures
+    from attention_dynamics.chapters.content_routing.architectures import build_tasks, matched_architectures
     from attention_dynamics.chapters.content_routing.training import held_out_sets, training_config
-
-    class Sink:  # stands in for Results: match_architectures only records sizes
-        def record(self, *a, **k):
-            pass
-
-        def record_all(self, *a, **k):
-            pass
 
     settings = cs.settings(PROFILE)
     tasks = build_tasks(settings)
     task = tasks["recall"]
     seeds = cs.chapter_seeds(settings, SEED)
-    config = match_architectures(Sink(), settings, tasks).configs["recall"]["mamba"]
+    config = matched_architectures(settings, tasks).configs["recall"]["mamba"]
     training = training_config(settings, "recall", "mamba")
     eval_batches = held_out_sets(settings, tasks, SEED, dev)["recall"]
     keep = geometric_checkpoints(settings["steps"]["recall"], settings["recall_checkpoints"])

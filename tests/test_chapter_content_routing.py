@@ -23,7 +23,8 @@ from attention_dynamics.chapters.content_routing import (
 from attention_dynamics.chapters.content_routing import figures as chapter_figures
 from attention_dynamics.chapters.content_routing.architectures import (
     build_tasks,
-    match_architectures,
+    matched_architectures,
+    record_architectures,
 )
 from attention_dynamics.chapters.content_routing.deep_mamba import seeds_off_plateau
 from attention_dynamics.chapters.content_routing.settings import (
@@ -111,7 +112,8 @@ def test_tasks_and_architectures_are_matched_at_the_settings_sizes(tmp_path):
     tasks = build_tasks(chosen)
     assert tasks["bijection"].n_symbols == 8 and tasks["recall"].n_pairs == 4
     results = Results("content_routing", "quick", CPU, 0, directory=tmp_path)
-    matched = match_architectures(results, chosen, tasks)
+    matched = matched_architectures(chosen, tasks)
+    record_architectures(results, matched)
     assert matched.parameters.shape == (4, 3)
     for name in tasks:
         for arch in ("mamba", "lstm", "mlp"):

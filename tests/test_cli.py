@@ -158,3 +158,39 @@ def test_the_command_line_writes_the_notebooks_numbers(results, tmp_path):
     for name, value in notebook["metrics"].items():
         if name not in timings:
             assert written["metrics"][name] == value, name
+
+
+TINY_ROUTING = ROOT / "tests" / "tiny_settings" / "content_routing.json"
+
+
+@pytest.mark.parametrize(("argv", "names"), [
+    (["run", "em_reading", "--seed-range", "0:2"], ["em_reading does not run in parts",
+                                                    *cli.IN_PARTS]),
+    (["merge", "value_update", "--parts", "x"], ["value_update does not run in parts"]),
+    (["run", "content_routing", "--seed-range", "4:2"], ["--seed-range", "0 <= start < stop"]),
+    (["run", "content_routing", "--seed-range", "two"], ["--seed-range", "START:STOP"]),
+    (["plan", "content_routing", "--parts", "0"], ["--parts", "at least 1"]),
+    (["plan", "content_routing", "--parts", "3"], ["n_parts", "between 1 and", "(2)"]),
+])
+def test_bad_part_arguments_name_the_argument_and_what_is_allowed(capsys, argv, names):
+    message = _fails(capsys, *argv)
+    for name in names:
+        assert name in message
+
+
+def test_a_merge_without_its_parts_is_a_usage_error_before_anything_trains(capsys, tmp_path):
+    message = _fails(capsys, "merge", "content_routing", "--settings", str(TINY_ROUTING), "--device",
+                     "cpu", "--parts", str(tmp_path / "none"), "--out", str(tmp_path))
+    assert "no part file of content_routing" in message
+    assert not (tmp_path / "content_routing.json").exists()
+
+
+def test_plan_prints_each_part_and_then_the_merge(capsys, tmp_path):
+    assert cli.main(["plan", "content_routing", "--profile", "decide", "--device", "cpu",
+                     "--parts", "4", "--parts-dir", str(tmp_path), "--out", "out"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("--seed-range ")[1].split()[0] for line in lines[:4]] == [
+        "0:2", "2:4", "4:5", "5:6"]
+    assert all(f"--out {tmp_path}" in line for line in lines[:4])
+    assert lines[4].startswith("python -m attention_dynamics merge content_routing")
+    assert lines[4].endswith(f"--parts {tmp_path} --out out") and len(lines) == 5

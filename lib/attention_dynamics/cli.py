@@ -4,7 +4,9 @@
 
     python -m attention_dynamics run CHAPTER [--profile quick|decide|paper] [--seeds N]
                                              [--device auto|cpu|cuda] [--seed S] [--out DIR]
-                                             [--settings FILE.json]
+                                             [--settings FILE.json] [--seed-range A:B]
+    python -m attention_dynamics merge CHAPTER --parts DIR [the run's options]
+    python -m attention_dynamics plan CHAPTER --parts N [the run's options]
     python -m attention_dynamics list
     python -m attention_dynamics bits
     python -m attention_dynamics metric NAME
@@ -14,6 +16,13 @@ experiment its notebook executes, and writes the same results file, ``DIR/CHAPTE
 its provenance (commit, library files and their hashes, machine). A bar per training run shows
 progress on standard error. The file is written only when the whole run has succeeded, and
 atomically, so an interrupted run leaves any earlier complete file in place.
+
+A chapter that runs in parts (:mod:`attention_dynamics.parts`; :data:`IN_PARTS`) splits its
+trainings by seed: ``run --seed-range A:B`` trains those of seed indices ``A`` to ``B - 1`` and
+writes them with their provenance to ``DIR/CHAPTER.part-A-B.pt`` and ``.json``; ``merge --parts
+DIR`` checks that the parts in ``DIR`` hold every training once, made by this library at these
+settings, and writes ``CHAPTER.json`` as a whole run would. ``plan --parts N`` prints the commands
+of N parts and their merge (one line each, for a job array).
 
 ``metric`` says what a recorded metric is, in the words and unit its chapter declares
 (:mod:`attention_dynamics.book.catalogue`; exit status 1 when no chapter declares it).
@@ -26,12 +35,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from attention_dynamics.chapters import CHAPTERS
+from attention_dynamics.parts import PartsError, SeedRange
 from attention_dynamics.runtime import DEVICES, PROFILES, resolve_device
+
+IN_PARTS = ("content_routing",)
+"""The chapters that run in parts (their modules declare ``units`` and ``unit_trainer``)."""
 
 
 def _int_at_least(minimum: int, words: str):
@@ -47,6 +61,39 @@ def _int_at_least(minimum: int, words: str):
     return parse
 
 
+def _seed_range(text: str) -> SeedRange:
+    """An argparse type: a :class:`~attention_dynamics.parts.SeedRange` written ``A:B``."""
+    try:
+        return SeedRange.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_run_options(command: argparse.ArgumentParser) -> None:
+    """The options shared by ``run``, ``merge`` and ``plan``: what a chapter runs at."""
+    command.add_argument("chapter", metavar="CHAPTER", choices=CHAPTERS,
+                         help=f"the chapter, one of {', '.join(CHAPTERS)}")
+    command.add_argument("--profile", choices=PROFILES, default="quick",
+                         help="the settings: quick (a CPU, minutes), decide (longer, more "
+                              "seeds), paper (the papers' sizes, for a GPU); default quick")
+    command.add_argument("--seeds", type=_int_at_least(1, "an integer of at least 1"),
+                         default=None, metavar="N",
+                         help="the number of seeds of the chapter's trained models (default: the "
+                              "profile's)")
+    command.add_argument("--seed", type=_int_at_least(0, "a non-negative integer"), default=0,
+                         metavar="S", help="the base seed, as the notebook's seed parameter; "
+                                           "default 0")
+    command.add_argument("--device", choices=DEVICES, default="auto",
+                         help="auto picks CUDA where available; default auto")
+    command.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
+                         help="the folder of the results file DIR/CHAPTER.json (of a part: "
+                              "its two files); default ./results")
+    command.add_argument("--settings", type=Path, default=None, metavar="FILE",
+                         help="a JSON file of the chapter's settings to run with instead of the "
+                              "profile's (recorded in the results file)")
+    command.add_argument("--quiet", action="store_true", help="show no progress bars")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m attention_dynamics``."""
     parser = argparse.ArgumentParser(
@@ -58,25 +105,22 @@ def build_parser() -> argparse.ArgumentParser:
                                      "(three small training runs, about half a minute)")
     metric = commands.add_parser("metric", help="say what a recorded metric is")
     metric.add_argument("name", metavar="NAME", help="the metric's name, as a results file has it")
-    run = commands.add_parser("run", help="run one chapter's experiment")
-    run.add_argument("chapter", metavar="CHAPTER", choices=CHAPTERS,
-                     help=f"the chapter, one of {', '.join(CHAPTERS)}")
-    run.add_argument("--profile", choices=PROFILES, default="quick",
-                     help="the settings: quick (a CPU, minutes), decide (longer, more seeds), "
-                          "paper (the papers' sizes, for a GPU); default quick")
-    run.add_argument("--seeds", type=_int_at_least(1, "an integer of at least 1"), default=None, metavar="N",
-                     help="the number of seeds of the chapter's trained models (default: the "
-                          "profile's)")
-    run.add_argument("--seed", type=_int_at_least(0, "a non-negative integer"), default=0, metavar="S",
-                     help="the base seed, as the notebook's seed parameter; default 0")
-    run.add_argument("--device", choices=DEVICES, default="auto",
-                     help="auto picks CUDA where available; default auto")
-    run.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
-                     help="the folder of the results file DIR/CHAPTER.json; default ./results")
-    run.add_argument("--settings", type=Path, default=None, metavar="FILE",
-                     help="a JSON file of the chapter's settings to run with instead of the "
-                          "profile's (recorded in the results file)")
-    run.add_argument("--quiet", action="store_true", help="show no progress bars")
+    run = commands.add_parser("run", help="run one chapter's experiment (or one part of it)")
+    _add_run_options(run)
+    run.add_argument("--seed-range", type=_seed_range, default=None, metavar="A:B",
+                     help="run only the trainings of seed indices A to B-1 and write them as a "
+                          "part (DIR/CHAPTER.part-A-B.pt and .json) for a later merge; chapters "
+                          f"that run in parts: {', '.join(IN_PARTS)}")
+    merge = commands.add_parser("merge", help="merge a chapter's parts into its results file")
+    _add_run_options(merge)
+    merge.add_argument("--parts", type=Path, required=True, metavar="DIR",
+                       help="the folder of the part files")
+    plan = commands.add_parser("plan", help="print the commands of a run in parts and its merge")
+    _add_run_options(plan)
+    plan.add_argument("--parts", type=_int_at_least(1, "an integer of at least 1"),
+                      required=True, metavar="N", help="the number of parts")
+    plan.add_argument("--parts-dir", type=Path, default=Path("results/parts"), metavar="DIR",
+                      help="where the parts go; default results/parts")
     return parser
 
 
@@ -90,7 +134,8 @@ def chapter_module(chapter: str):
 
 def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, seed: int = 0,
                 device: str = "auto", out: str | Path = "results", quiet: bool = True,
-                settings_file: str | Path | None = None) -> Path:
+                settings_file: str | Path | None = None, seed_range: SeedRange | None = None,
+                parts: str | Path | None = None) -> Path:
     """Run ``chapter``'s experiment and write ``out/<chapter>.json``; return its path.
 
     Args:
@@ -104,20 +149,58 @@ def run_chapter(chapter: str, profile: str = "quick", seeds: int | None = None, 
         quiet: ``False`` shows a bar per training run on standard error.
         settings_file: a JSON file of settings to run with instead of the profile's
             (:func:`~attention_dynamics.book.notebook.chapter_settings`).
+        seed_range: run only the trainings of these seed indices, as a part
+            (:func:`~attention_dynamics.parts.run_part`); the path returned is the part's
+            provenance file.
+        parts: merge the parts in this folder (:func:`~attention_dynamics.parts.load_parts`)
+            instead of training.
     """
     from attention_dynamics.book.notebook import chapter_settings, setup_notebook
     from attention_dynamics.chapters.progress import show_progress
+    from attention_dynamics.parts import Units, load_parts, run_part
 
+    if seed_range is not None or parts is not None:
+        check_in_parts(chapter)
+    if seed_range is not None and parts is not None:
+        raise ValueError("a seed range runs one part and parts merge them: give one of the two")
     module = chapter_module(chapter)
     resolved, _, results = setup_notebook(chapter, profile, device, seed)
     chosen = chapter_settings(module, profile, results, settings_file, seeds)
     results.directory = Path(out)
     show_progress(None if quiet else sys.stderr)
     try:
-        module.run(results, chosen, resolved, seed)
+        if seed_range is not None:
+            return run_part(module, results, chosen, resolved, seed, seed_range)[0]
+        if parts is None:
+            module.run(results, chosen, resolved, seed)
+        else:
+            stored, results.parts = load_parts(parts, chapter, results.as_dict(),
+                                               module.units(chosen))
+            module.run(results, chosen, resolved, seed, units=Units(stored))
     finally:
         show_progress(None)
     return results.save()
+
+
+def check_in_parts(chapter: str) -> None:
+    """A ValueError unless ``chapter`` runs in parts (:data:`IN_PARTS`)."""
+    if chapter not in IN_PARTS:
+        raise ValueError(f"{chapter} does not run in parts; the chapters that do: "
+                         f"{', '.join(IN_PARTS)}")
+
+
+def plan_parts(chapter: str, n_parts: int, argv: Sequence[str], parts_dir: Path, out: Path,
+               chosen: dict) -> list[str]:
+    """The command lines of ``chapter``'s run in ``n_parts`` parts (seed ranges as equal as can
+    be), each writing to ``parts_dir``, and of their merge into ``out``, each repeating the
+    run's options ``argv``."""
+    from attention_dynamics.parts import seed_indices, split_range
+
+    module = chapter_module(chapter)
+    ranges = split_range(seed_indices(module.units(chosen)), n_parts)
+    base = "python -m attention_dynamics {} " + " ".join([chapter, *argv])
+    return ([base.format("run") + f" --seed-range {r} --out {parts_dir}" for r in ranges]
+            + [base.format("merge") + f" --parts {parts_dir} --out {out}"])
 
 
 def report_bits() -> int:
@@ -167,11 +250,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--seeds cannot be given with --settings (the file sets them)")
         if args.settings is not None and not args.settings.is_file():
             raise ValueError(f"--settings must name a JSON file; {args.settings} does not exist")
-        chapter_module(args.chapter).settings(args.profile, n_seeds=args.seeds)
+        chosen = chapter_module(args.chapter).settings(args.profile, n_seeds=args.seeds)
+        if args.settings is not None:
+            chosen = json.loads(args.settings.read_text())
         resolve_device(args.device)
+        if args.command != "run" or args.seed_range is not None:
+            check_in_parts(args.chapter)
+        if args.command == "plan":
+            for line in plan_parts(args.chapter, args.parts, _run_options(args),
+                                   args.parts_dir, args.out, chosen):
+                print(line)
+            return 0
     except (ValueError, RuntimeError) as error:
         parser.error(str(error))
-    path = run_chapter(args.chapter, args.profile, args.seeds, args.seed, args.device,
-                       args.out, quiet=args.quiet, settings_file=args.settings)
+    try:
+        path = run_chapter(args.chapter, args.profile, args.seeds, args.seed, args.device,
+                           args.out, quiet=args.quiet, settings_file=args.settings,
+                           seed_range=args.seed_range if args.command == "run" else None,
+                           parts=args.parts if args.command == "merge" else None)
+    except PartsError as error:  # parts that do not fit these settings, found before training
+        parser.error(str(error))
     print(f"wrote {path}")
     return 0
+
+
+def _run_options(args: argparse.Namespace) -> list[str]:
+    """The options of ``args`` that fix what a chapter runs at, as command-line words."""
+    words = ["--profile", args.profile, "--seed", str(args.seed), "--device", args.device]
+    if args.seeds is not None:
+        words += ["--seeds", str(args.seeds)]
+    if args.settings is not None:
+        words += ["--settings", str(args.settings)]
+    return words + (["--quiet"] if args.quiet else [])

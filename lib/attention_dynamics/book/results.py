@@ -12,7 +12,9 @@ the report pages can refuse a results file left over from an earlier build. ``da
 ``commit``, ``library_modules``, ``settings`` and ``claims`` say when and from what it was
 produced (:mod:`~attention_dynamics.book.provenance`), so that results kept with the sources (a
 profile run once and committed, :func:`load_profile_results`) are flagged stale when what made
-them has changed since, and only then.
+them has changed since, and only then. A file merged from parts
+(:mod:`attention_dynamics.parts`) also lists them under ``"parts"``: each part's file, seed
+range, commit, date, CPU and times.
 
 Metrics listed in ``timing_metrics`` are machine-dependent (speeds, ratios of timings); every
 other metric is a deterministic function of the profile, device and seed. Each recorded
@@ -106,6 +108,7 @@ class Results:
         self.timing_metrics: list[str] = []
         self.settings: dict | None = None
         self.seeds_argument: int | None = None
+        self.parts: list[dict] | None = None
         self._start = time.perf_counter()
         self._started_at = time.time()  # seconds since the epoch, for the modules' check
 
@@ -181,7 +184,7 @@ class Results:
             "metrics": self.metrics,
             "timing_metrics": self.timing_metrics,
             "versions": environment_versions(),
-        }
+        } | ({"parts": self.parts} if self.parts is not None else {})
 
     def save(self) -> Path:
         """Write ``<directory>/<notebook>.json`` atomically and return its path."""

@@ -5,7 +5,9 @@ filtering and associative recall, scored against the exact answers, then looked 
 
 - :mod:`.settings`: ``SETTINGS`` per profile, :func:`.settings.settings`, the shared constants;
 - :mod:`.architectures`: the tasks, the architectures matched in parameters, the sizes;
-- :mod:`.training`: every architecture trained on every task and seed;
+- :mod:`.training`: every training planned from the settings, and every architecture trained
+  on every task and seed (the units of a run in parts: :func:`.training.units`,
+  :func:`.training.unit_trainer`);
 - :mod:`.scores`: the table, its nulls and the comparisons the page words;
 - :mod:`.solving`: the step from which the transformer solves each task;
 - :mod:`.words`: the page's words for the results (no part imports it);
@@ -21,5 +23,7 @@ filtering and associative recall, scored against the exact answers, then looked 
 
 from attention_dynamics.chapters.content_routing.experiment import ContentRoutingRun, run
 from attention_dynamics.chapters.content_routing.settings import SETTINGS, chapter_seeds, settings
+from attention_dynamics.chapters.content_routing.training import unit_trainer, units
 
-__all__ = ["SETTINGS", "ContentRoutingRun", "chapter_seeds", "run", "settings"]
+__all__ = ["SETTINGS", "ContentRoutingRun", "chapter_seeds", "run", "settings", "unit_trainer",
+           "units"]

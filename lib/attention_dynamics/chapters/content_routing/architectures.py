@@ -61,10 +61,8 @@ class Architectures:
         return pd.concat({"parameters": self.parameters, "width varied": self.widths}, axis=1)
 
 
-def match_architectures(results: Results, chosen: dict, tasks: dict[str, Task]) -> Architectures:
-    """Match every architecture to the reference transformer of each task in ``tasks``; record
-    each parameter count (``n_parameters_<arch>_<task>``) and the largest relative mismatch
-    (``parameter_mismatch_max``)."""
+def matched_architectures(chosen: dict, tasks: dict[str, Task]) -> Architectures:
+    """Every architecture matched to the reference transformer of each task in ``tasks``."""
     configs, matches = {}, {}
     for name, task in tasks.items():
         reference = architecture_config("transformer", task.vocab_size, task.seq_len,
@@ -84,12 +82,17 @@ def match_architectures(results: Results, chosen: dict, tasks: dict[str, Task]) 
         name: {arch: varied_size(configs[name][arch]) for arch in ARCHITECTURES}
         for name in TASKS
     })
+    return Architectures(configs, matches, parameters, widths)
+
+
+def record_architectures(results: Results, architectures: Architectures) -> None:
+    """Record each parameter count of ``architectures`` (``n_parameters_<arch>_<task>``) and
+    the largest relative mismatch (``parameter_mismatch_max``)."""
     for name in TASKS:
         for arch in ARCHITECTURES:
-            results.record(f"n_parameters_{arch}_{name}", parameters.loc[arch, name])
+            results.record(f"n_parameters_{arch}_{name}", architectures.parameters.loc[arch, name])
     results.record("parameter_mismatch_max",
-                   max(abs(m.relative_error) for m in matches.values()))
-    return Architectures(configs, matches, parameters, widths)
+                   max(abs(m.relative_error) for m in architectures.matches.values()))
 
 
 def record_sizes(results: Results, chosen: dict, tasks: dict[str, Task], n_seeds: int) -> None:

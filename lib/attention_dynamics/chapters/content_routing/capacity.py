@@ -5,19 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-
 from attention_dynamics.book.formatting import numbers
 from attention_dynamics.book.results import Results
-from attention_dynamics.chapters.content_routing.architectures import Architectures
 from attention_dynamics.chapters.content_routing.scores import Scores
-from attention_dynamics.chapters.content_routing.training import (
-    Training,
-    train_seeds,
-    training_config,
-)
-from attention_dynamics.models.registry import matched_config
-from attention_dynamics.tasks.base import Task
+from attention_dynamics.chapters.content_routing.training import TrainingPlan
+from attention_dynamics.parts import Units
 
 
 @dataclass
@@ -39,20 +31,14 @@ class Capacity:
         return f"Mamba, N = {self.d_state}: accuracy by seed {numbers(self.accuracy)}"
 
 
-def capacity_question(results: Results, chosen: dict, tasks: dict[str, Task],
-                      architectures: Architectures, training: Training, scores: Scores,
-                      device: torch.device) -> Capacity:
+def capacity_question(results: Results, chosen: dict, plan: TrainingPlan, scores: Scores,
+                      units: Units | None = None) -> Capacity:
     """Train the Mamba with ``capacity_d_state`` addresses on recall on every seed (the table's
-    Mamba's training settings); record its state size, the pairs per address, its accuracy over
-    seeds (``recall_accuracy_mamba_capacity``) and its solved seeds."""
-    recall, d_state = tasks["recall"], chosen["capacity_d_state"]
-    config, _ = matched_config("mamba", recall.vocab_size, recall.seq_len,
-                               int(architectures.parameters.loc["transformer", "recall"]),
-                               high=chosen["width_limit"],
-                               **{**chosen["fixed"]["mamba"], "d_state": d_state})
-    trained = train_seeds(config, recall, training_config(chosen, "recall", "mamba"),
-                          training.seeds, training.eval_sets["recall"], device,
-                          f"recall, mamba with {d_state} addresses")
+    Mamba's training settings; ``plan``'s job ``capacity``, taken from ``units`` where given);
+    record its state size, the pairs per address, its accuracy over seeds
+    (``recall_accuracy_mamba_capacity``) and its solved seeds."""
+    recall, d_state = plan.tasks["recall"], chosen["capacity_d_state"]
+    trained = plan.trained("capacity", units)
     accuracy = [run.accuracy for _, run in trained]
     results.record("capacity_d_state", d_state)
     results.record("capacity_pairs_per_address", recall.n_pairs / d_state)

@@ -7,24 +7,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import torch
 from torch import nn
 
 from attention_dynamics.book.paper_numbers import AUTHORS_TRAINING_SEQUENCES
 from attention_dynamics.book.results import Results
-from attention_dynamics.chapters.content_routing.architectures import Architectures
 from attention_dynamics.chapters.content_routing.scores import Scores
 from attention_dynamics.chapters.content_routing.settings import PLATEAU_MARGIN_BITS
-from attention_dynamics.chapters.content_routing.training import (
-    Training,
-    train_seeds,
-    training_config,
-)
+from attention_dynamics.chapters.content_routing.training import Training, TrainingPlan
 from attention_dynamics.measures.trajectories import relative_fall
 from attention_dynamics.models.mamba import VARIANTS as MAMBA_VARIANTS
-from attention_dynamics.models.registry import ARCHITECTURES, matched_config
+from attention_dynamics.models.registry import ARCHITECTURES
+from attention_dynamics.parts import Units
 from attention_dynamics.sequence_training import ArchitectureRun
-from attention_dynamics.tasks.base import Task
 
 
 def seeds_off_plateau(per_sample_maes, plateau: float) -> int:
@@ -71,24 +65,16 @@ class DeepMamba:
         }).round(4)
 
 
-def deep_mamba(results: Results, chosen: dict, tasks: dict[str, Task],
-               architectures: Architectures, training: Training, scores: Scores,
-               device: torch.device) -> DeepMamba:
+def deep_mamba(results: Results, chosen: dict, plan: TrainingPlan, training: Training,
+               scores: Scores, units: Units | None = None) -> DeepMamba:
     """Train each Mamba variant at the ``deep_mamba`` sizes on HMM filtering on the first
-    ``deep_mamba_seeds`` seeds (the table's Mamba's training settings); record their
-    parameters, per-sample MAE over seeds and loss fall, every model's seeds off the plateau
+    ``deep_mamba_seeds`` seeds (the table's Mamba's training settings; ``plan``'s jobs
+    ``deep/<variant>``, each taken from ``units`` where given); record their parameters,
+    per-sample MAE over seeds and loss fall, every model's seeds off the plateau
     (``hmm_seeds_off_plateau_*``) and the run's share of the authors' training budgets."""
-    hmm = tasks["hmm"]
-    hmm_training = training_config(chosen, "hmm", "mamba")
-    target = int(architectures.parameters.loc["transformer", "hmm"])
     runs, first_models = {}, {}
     for variant in MAMBA_VARIANTS:
-        config, _ = matched_config("mamba", hmm.vocab_size, hmm.seq_len, target,
-                                   high=chosen["width_limit"], variant=variant,
-                                   **chosen["deep_mamba"])
-        trained = train_seeds(config, hmm, hmm_training,
-                              training.seeds[:chosen["deep_mamba_seeds"]],
-                              training.eval_sets["hmm"], device, f"hmm, deep mamba ({variant})")
+        trained = plan.trained(f"deep/{variant}", units)
         runs[variant] = [run for _, run in trained]
         first_models[variant] = trained[0][0]
         results.record(f"n_parameters_mamba_{variant}_deep_hmm", runs[variant][0].n_parameters)

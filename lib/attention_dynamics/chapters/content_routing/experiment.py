@@ -11,8 +11,7 @@ import torch
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters.content_routing.architectures import (
     Architectures,
-    build_tasks,
-    match_architectures,
+    record_architectures,
     record_sizes,
 )
 from attention_dynamics.chapters.content_routing.capacity import Capacity, capacity_question
@@ -45,9 +44,13 @@ from attention_dynamics.chapters.content_routing.scores import (
     record_references,
     score_table,
 )
-from attention_dynamics.chapters.content_routing.settings import chapter_seeds
 from attention_dynamics.chapters.content_routing.solving import SolveSteps, transformer_solve_steps
-from attention_dynamics.chapters.content_routing.training import Training, train_architectures
+from attention_dynamics.chapters.content_routing.training import (
+    Training,
+    train_architectures,
+    training_plan,
+)
+from attention_dynamics.parts import Units
 from attention_dynamics.tasks.base import Task
 
 
@@ -74,7 +77,8 @@ class ContentRoutingRun:
     fractions: NetFractions
 
 
-def run(results: Results, chosen: dict, device: torch.device, seed: int) -> ContentRoutingRun:
+def run(results: Results, chosen: dict, device: torch.device, seed: int,
+        units: Units | None = None) -> ContentRoutingRun:
     """Run chapter 5's experiment with ``chosen`` settings on ``device`` from base seed ``seed``,
     recording every metric into ``results``.
 
@@ -85,19 +89,21 @@ def run(results: Results, chosen: dict, device: torch.device, seed: int) -> Cont
         device: where every model trains and is probed.
         seed: the base seed: the runs' seeds are ``seed + 11 (r + 1)``, the held-out and probe
             batches and the gradient checks draw from generators seeded from it.
+        units: the trainings (:func:`~.training.units`) made by a run in parts
+            (:mod:`attention_dynamics.parts`); without them every model trains here.
     """
-    tasks = build_tasks(chosen)
-    seeds = chapter_seeds(chosen, seed)
-    architectures = match_architectures(results, chosen, tasks)
-    record_sizes(results, chosen, tasks, len(seeds))
-    training = train_architectures(results, chosen, tasks, architectures, seeds, device, seed)
+    plan = training_plan(chosen, device, seed)
+    tasks, architectures = plan.tasks, plan.architectures
+    record_architectures(results, architectures)
+    record_sizes(results, chosen, tasks, len(plan.seeds))
+    training = train_architectures(results, plan, units)
     scores = score_table(results, tasks, training)
     solve_steps = transformer_solve_steps(results, chosen, tasks, architectures, training, scores,
                                           device)
     record_references(results, tasks, training)
     comparisons = compare_architectures(results, training, scores)
-    capacity = capacity_question(results, chosen, tasks, architectures, training, scores, device)
-    deep = deep_mamba(results, chosen, tasks, architectures, training, scores, device)
+    capacity = capacity_question(results, chosen, plan, scores, units)
+    deep = deep_mamba(results, chosen, plan, training, scores, units)
     tracking = entropy_tracking(results, tasks, training, device)
     manifolds = value_manifolds(results, chosen, tasks, training, device, seed)
     probe = recall_probe(chosen, tasks, architectures, training, device, seed)
