@@ -52,6 +52,7 @@ from attention_dynamics.book.results import (
     load_build_results,
     notebooks_before,
 )
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.models import TransformerConfig
 from attention_dynamics.runtime import select
 
@@ -119,7 +120,7 @@ glue_each(
 )
 rows["diagnostics overhead (diagnosed / plain step)"] = diag["overhead_ratio"]
 rows["diagnostics vs per-score autograd"] = diag["speedup_vs_per_pair"]
-pd.Series(diag).to_frame("value")
+reader_table(pd.Series(diag).to_frame("value"))
 
 # %% [markdown]
 # ## Sticky-chain sampler and exact predictive
@@ -134,7 +135,7 @@ sampler = sampler_benchmark(
 )
 res.record("sampler_speedup_vs_loop", sampler["speedup"], timing=True)
 rows["sampler + exact predictive vs per-sequence loop"] = sampler["speedup"]
-pd.Series(sampler).to_frame("value")
+reader_table(pd.Series(sampler).to_frame("value"))
 
 # %% [markdown]
 # ## The sticky-chain training step
@@ -149,7 +150,7 @@ step = sticky_step_benchmark(
 )
 res.record("sticky_step_speedup_vs_autograd", step["speedup"], timing=True)
 rows["sticky-chain step, fused vs autograd"] = step["speedup"]
-pd.Series(step).to_frame("value")
+reader_table(pd.Series(step).to_frame("value"))
 
 # %% [markdown]
 # ## The wind-tunnel transformer's training step
@@ -179,7 +180,7 @@ res.record(
 res.record("transformer_diagnostics_cost", block["diagnostics_cost"], timing=True)
 rows["transformer step, torch encoder / ours"] = block["ratio_vs_torch_encoder"]
 rows["transformer step, diagnostics on / off"] = block["diagnostics_cost"]
-pd.Series(block).to_frame("value")
+reader_table(pd.Series(block).to_frame("value"))
 
 # %% [markdown]
 # ## Mamba's chunked scan against its sequential scan
@@ -202,7 +203,7 @@ for length in settings["scan_lengths"]:
     res.record(f"mamba_chunked_speedup_T{length}", scan["chunked_speedup"], timing=True)
     rows[f"Mamba scan at T = {length}, sequential / chunked"] = scan["chunked_speedup"]
     scan_rows[length] = scan
-pd.DataFrame(scan_rows).T.rename(index=lambda length: f"T = {length}")
+reader_table(pd.DataFrame(scan_rows).T.rename(index=lambda length: f"T = {length}"))
 
 # %% [markdown]
 # ## The cost of the same bits everywhere
@@ -219,13 +220,15 @@ for arch in ("transformer", "mamba", "lstm"):
     res.record(f"{arch}_pin_cost_ratio", pin[f"{arch}_pin_cost"], timing=True)
     rows[f"{arch} step, pinned / unpinned"] = pin[f"{arch}_pin_cost"]
 glue_each({"bench_unpinned_capability": pin["unpinned_capability"]})
-pd.Series(
-    {"kernels without the pin": pin["unpinned_capability"]}
-    | {
-        f"{arch} step, pinned / unpinned": pin[f"{arch}_pin_cost"]
-        for arch in ("transformer", "mamba", "lstm")
-    }
-).to_frame("value")
+reader_table(
+    pd.Series(
+        {"kernels without the pin": pin["unpinned_capability"]}
+        | {
+            f"{arch} step, pinned / unpinned": pin[f"{arch}_pin_cost"]
+            for arch in ("transformer", "mamba", "lstm")
+        }
+    ).to_frame("value")
+)
 
 # %% [markdown]
 # ## Regenerating the book
@@ -247,7 +250,7 @@ except RuntimeError:  # executed alone (scripts/build_book.py --only benchmarks)
 if started:
     res.record("notebooks_wall_time_s", sum(times.values()), timing=True)
     res.record("quick_book_wall_time_s", time.time() - float(started), timing=True)
-pd.Series(times, name="wall time (s)", dtype=float).to_frame()
+reader_table(pd.Series(times, name="wall time (s)", dtype=float).to_frame())
 
 # %% [markdown]
 # ## Summary against the goals
@@ -261,7 +264,7 @@ pd.Series(times, name="wall time (s)", dtype=float).to_frame()
 if "quick_book_wall_time_s" in res.metrics:
     rows[REGENERATION] = res.metrics["quick_book_wall_time_s"]
 summary = goal_summary(rows)
-summary
+reader_table(summary)
 
 # %%
 show_figure("fig_benchmark_ratios", ratios_figure(summary), caption=FIGURE_CAPTION)

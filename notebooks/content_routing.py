@@ -41,6 +41,7 @@ from attention_dynamics.book.notebook import (
     setup_notebook,
 )
 from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters import content_routing as chapter
 from attention_dynamics.chapters.content_routing import figures, words
 
@@ -67,7 +68,7 @@ experiment = chapter.run(res, settings, dev, seed)
 # other seeds.
 
 # %%
-experiment.architectures.table()
+reader_table(experiment.architectures.table())
 
 # %% [markdown]
 # ## Training
@@ -90,7 +91,7 @@ print(experiment.training.summary())
 # from `attention_dynamics.book.paper_numbers`. The chapter shows this very table (glued).
 
 # %%
-experiment.scores.table
+reader_table(experiment.scores.table)
 
 # %% [markdown]
 # The chapter's words for these comparisons are computed from the recorded numbers, so that
@@ -132,7 +133,7 @@ show_figure(
 # settle the claim; both staying on it while the loss still falls decides nothing.
 
 # %%
-experiment.deep.table()
+reader_table(experiment.deep.table())
 
 # %% [markdown]
 # ## HMM filtering: who reads the matrices
@@ -157,7 +158,7 @@ show_figure("fig_routing_hmm_entropy", figures.hmm_entropy_figure(experiment.tra
 # HMM filtering, where the entropy varies between sequences, is the discriminating case.
 
 # %%
-experiment.manifolds.table()
+reader_table(experiment.manifolds.table())
 
 # %%
 show_figure("fig_routing_manifolds", figures.manifolds_figure(experiment.manifolds))
@@ -173,7 +174,7 @@ show_figure("fig_routing_manifolds", figures.manifolds_figure(experiment.manifol
 # first seed that answers recall, if any does):
 
 # %%
-experiment.offsets.table()
+reader_table(experiment.offsets.table())
 
 # %% [markdown]
 # Where to look differs by architecture. The transformer's attention reads the token at each
@@ -190,7 +191,7 @@ experiment.offsets.table()
 # seed, every checkpoint.
 
 # %%
-experiment.routing.by_step.round(3)
+reader_table(experiment.routing.by_step.round(3))
 
 # %%
 fig = figures.sharpening_figure(
@@ -216,7 +217,7 @@ show_figure("fig_routing_recall_maps", figures.recall_maps_figure(experiment.map
 # $\log\Delta$ computed from the compatibility, against autograd through the scan.
 
 # %%
-experiment.scan_check.table()
+reader_table(experiment.scan_check.table())
 
 # %% [markdown]
 # Then what the derivation says separates the two kinds of routing. The gradient reaching a
@@ -233,7 +234,7 @@ experiment.scan_check.table()
 # above (first seed), where the authors' LayerNorm makes the pooled sum vanish.
 
 # %%
-experiment.fractions.table()
+reader_table(experiment.fractions.table())
 
 # %% [markdown]
 # ## Results

@@ -35,6 +35,7 @@ from myst_nb import glue
 
 from attention_dynamics.book.notebook import chapter_settings, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters import em_reading as chapter
 from attention_dynamics.chapters.em_reading import figures, tables, words
 
@@ -62,7 +63,7 @@ glue_each(words.page_phrases(experiment, res, settings))
 
 # %%
 chain = experiment.chain
-tables.chain_table(chain)
+reader_table(tables.chain_table(chain))
 
 # %%
 show_figure("fig_em_chain", figures.chain_figure(chain))
@@ -76,7 +77,7 @@ show_figure("fig_em_chain", figures.chain_figure(chain))
 
 # %%
 rep = experiment.reproduction
-tables.per_seed_table(chain, rep)
+reader_table(tables.per_seed_table(chain, rep))
 
 # %% [markdown]
 # ## On a fresh sequence
@@ -104,7 +105,7 @@ show_figure("fig_em_loss_curves", figures.loss_curves_figure(chain, rep, held))
 # %%
 paths = experiment.paths
 show_figure("fig_em_value_paths", figures.value_paths_figure(paths))
-tables.path_table(paths, rep.runs)
+reader_table(tables.path_table(paths, rep.runs))
 
 # %% [markdown]
 # ## Does attention settle before the values?
@@ -120,7 +121,7 @@ tables.path_table(paths, rep.runs)
 
 # %%
 settled = experiment.settling
-tables.settling_table(res)
+reader_table(tables.settling_table(res))
 
 # %% [markdown]
 # ## Two timescales, tested where attention sharpens
@@ -141,7 +142,7 @@ tables.settling_table(res)
 
 # %%
 fresh = experiment.fresh
-tables.fresh_table(res)
+reader_table(tables.fresh_table(res), "every metric on fresh sequences")
 
 # %%
 show_figure("fig_em_fresh_two_timescales", figures.fresh_figure(fresh))
@@ -160,7 +161,7 @@ show_figure("fig_em_fresh_two_timescales", figures.fresh_figure(fresh))
 
 # %%
 em = experiment.em
-tables.em_checks_table(em)
+reader_table(tables.em_checks_table(em))
 
 # %% [markdown]
 # ## A block-coordinate baseline: the values solved exactly
@@ -175,7 +176,9 @@ tables.em_checks_table(em)
 
 # %%
 exact = experiment.exact
-tables.schedule_table(res, settings["steps"], settings["exact_steps"]).round(3)
+reader_table(
+    tables.schedule_table(res, settings["steps"], settings["exact_steps"]).round(3)
+)
 
 # %% [markdown]
 # ## The value multiplier, the other parameter groups, and the stability edge
@@ -192,7 +195,7 @@ tables.schedule_table(res, settings["steps"], settings["exact_steps"]).round(3)
 
 # %%
 sweep = experiment.sweep
-sweep.table.round(4)
+reader_table(sweep.table.round(4))
 
 # %%
 show_figure("fig_em_multiplier_sweep", figures.sweep_figure(sweep))
@@ -230,7 +233,7 @@ show_figure("fig_em_adam", figures.adam_figure(adam))
 # %%
 deep_table = experiment.deep
 glue("deep_variant_table", deep_table, display=False)
-deep_table
+reader_table(deep_table)
 
 # %% [markdown]
 # ## What the reproduction shows

@@ -32,6 +32,7 @@ from attention_dynamics.book.results import (
     load_build_results,
     notebooks_before,
 )
+from attention_dynamics.book.tables import reader_table
 
 _, _, res = setup_notebook("execution_report", profile, device, seed)
 expected = notebooks_before(res.notebook)
@@ -55,7 +56,7 @@ table = pd.DataFrame(
         for name in expected
     ]
 ).set_index("notebook")
-table
+reader_table(table)
 
 # %% tags=["remove-cell"]
 cpu = table["CPU time (s)"].dropna()
@@ -79,7 +80,7 @@ glue_each({"cpu_cost_phrase": phrase})
 # The machine that ran them:
 
 # %%
-pd.Series(found[expected[0]]["versions"], name="value").to_frame()
+reader_table(pd.Series(found[expected[0]]["versions"], name="value").to_frame())
 
 # %%
 res.record("notebooks_reported", len(table))

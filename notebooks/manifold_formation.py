@@ -38,6 +38,7 @@ settings_file = None
 # %% tags=["hide-input"]
 from attention_dynamics.book.notebook import chapter_settings, glue_each, setup_notebook
 from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters import manifold_formation as chapter
 from attention_dynamics.chapters.manifold_formation import figures, tables, words
 
@@ -75,19 +76,19 @@ glue_each(words.page_phrases(experiment, res))
 # whose Bayes entropy is 0: the answer is in the context, to be looked up.
 
 # %%
-tables.bijection_table(experiment.bijections)
+reader_table(tables.bijection_table(experiment.bijections))
 
 # %% [markdown]
 # ## (b) HMM filtering and length generalisation
 #
-# Each sequence draws its own 5-state, 5-symbol HMM (Dirichlet(1) rows, floor 0.05, on a
+# Each sequence draws its own 5-state, 5-symbol HMM ($\mathrm{Dirichlet}(1)$ rows, floor 0.05, on a
 # grid); the prompt spells out both matrices, one token per entry, then the observations. At
 # each observation the model is trained toward the exact filtered posterior of the hidden
 # state (the authors' loss: the cross-entropy to that posterior). It is trained at one length
 # and tested at longer ones; positions beyond the training length were never trained.
 
 # %%
-tables.hmm_length_table(experiment.hmm)
+reader_table(tables.hmm_length_table(experiment.hmm))
 
 # %% [markdown]
 # Two references put the per-sample error in scale: a predictor that ignores the observations
@@ -120,7 +121,7 @@ show_figure(
 # It reaches its floor within a few hundred steps, so it is trained for fewer.
 
 # %%
-tables.mlp_table(experiment.bijections, experiment.mlps)
+reader_table(tables.mlp_table(experiment.bijections, experiment.mlps))
 
 # %% [markdown]
 # ## (d) Keys: two definitions, two layouts, against initialisation
@@ -140,7 +141,7 @@ tables.mlp_table(experiment.bijections, experiment.mlps)
 # the numbers the authors' own released checkpoint gives under the first definition.
 
 # %%
-tables.key_table(experiment.keys)
+reader_table(tables.key_table(experiment.keys))
 
 # %%
 show_figure("fig_key_cosines", figures.key_cosines_figure(experiment.keys))
@@ -154,7 +155,7 @@ show_figure("fig_key_cosines", figures.key_cosines_figure(experiment.keys))
 
 
 # %%
-experiment.alignment.table.round(3)
+reader_table(experiment.alignment.table.round(3))
 
 # %%
 show_figure("fig_qk_alignment", figures.alignment_figure(experiment.alignment))
@@ -169,7 +170,7 @@ show_figure("fig_qk_alignment", figures.alignment_figure(experiment.alignment))
 
 
 # %%
-tables.ablation_table(experiment.ablation)
+reader_table(tables.ablation_table(experiment.ablation))
 
 # %% [markdown]
 # ## (f) The value manifold under every protocol, against three nulls
@@ -188,7 +189,7 @@ tables.ablation_table(experiment.ablation)
 
 
 # %%
-experiment.manifold.table.round(3)
+reader_table(experiment.manifold.table.round(3), "every protocol")
 
 # %% [markdown]
 # Each protocol's verdict numbers: the trained model's variance share and $|$correlation$|$
@@ -205,7 +206,7 @@ experiment.manifold.table.round(3)
 # with the entropies shuffled across sequences within each position, 200 times.
 
 # %%
-tables.beyond_table(experiment.hmm_beyond)
+reader_table(tables.beyond_table(experiment.hmm_beyond))
 
 # %%
 fig = figures.hmm_manifold_figure(
@@ -223,7 +224,7 @@ show_figure("fig_hmm_manifold", fig)
 # that task (separate layout), is judged by it at the scored key positions.
 
 # %%
-tables.beyond_table(experiment.replacement.beyond)
+reader_table(tables.beyond_table(experiment.replacement.beyond))
 
 # %%
 show_figure("fig_value_manifold", figures.value_manifold_figure(experiment.manifold))
@@ -251,22 +252,26 @@ show_figure("fig_value_manifold", figures.value_manifold_figure(experiment.manif
 #   (the log of the factor by which it exceeds its final value), since precision is gained by
 #   factors.
 #
-# At a constant rate every state jitters from checkpoint to checkpoint, so the end state is
-# the mean over the checkpoints of the last tenth of training (the window over which the
-# chapter checks that the loss has flattened), and a measure *settles* at the first
-# checkpoint after which its distance to that end state stays within the larger of a tenth
-# of its distance at step 0 and the end window's own jitter (the largest distance of a
-# checkpoint of the window). Two numbers per seed decide the ledger's rows, each with a 95 %
-# interval over eight disjoint parts of held-out data. The fall of the gradient ratio, the
-# end window's over the peak's: the peak checkpoint is chosen on the probe batch and the
-# fall measured on a second probe batch, so that picking the largest of many noisy values
-# does not make a fall by itself; a constant ratio gives 1. The gain in precision after the
-# attention settled: the MAE at the attention's settling step over the end window's, on
-# parts of the evaluation sequences; no gain gives 1. The key-position MAE of each seed's
-# last checkpoint is the chapter's bijection result on every seed in the separate layout.
+# At a constant rate every state jitters from checkpoint to checkpoint, so the end state
+# is the mean over the checkpoints of the last tenth of training (the window over which
+# the chapter checks that the loss has flattened), and a measure *settles* at the first
+# checkpoint after which its distance to that end state stays within the larger of a
+# tenth of its distance at step 0 and the end window's own jitter (the largest distance
+# of a checkpoint of the window), provided it stays there from at least the window's
+# length before the window begins: every checkpoint of the window is inside that band by
+# construction, so a measure still drifting into the window has not settled (its step
+# reads as the last, and it is never first). Two numbers per seed decide the ledger's
+# rows, each with a 95 % interval over eight disjoint parts of held-out data. The fall
+# of the gradient ratio, the end window's over the peak's: the peak checkpoint is chosen
+# on the probe batch and the fall measured on a second probe batch, so that picking the
+# largest of many noisy values does not make a fall by itself; a constant ratio gives 1.
+# The gain in precision after the attention settled: the MAE at the attention's settling
+# step over the end window's, on parts of the evaluation sequences; no gain gives 1. The
+# key-position MAE of each seed's last checkpoint is the chapter's bijection result on
+# every seed in the separate layout.
 
 # %%
-tables.frame_table(experiment.frame)
+reader_table(tables.frame_table(experiment.frame))
 
 # %%
 show_figure("fig_frame_precision", figures.frame_figure(experiment.frame))
@@ -284,7 +289,7 @@ show_figure("fig_frame_precision", figures.frame_figure(experiment.frame))
 
 
 # %%
-tables.seeds_table(experiment.frame, experiment.seeds)
+reader_table(tables.seeds_table(experiment.frame, experiment.seeds))
 
 # %% [markdown]
 # ## Results

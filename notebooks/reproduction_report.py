@@ -66,7 +66,7 @@ display(Markdown(report.summary_text(ledger)))
 display(Markdown(report.provenance_text(ledger)))
 if decided:
     provenance = report.provenance_table(ledger)
-    display(HTML(provenance.to_html(classes="provenance-table")))
+    display(HTML(provenance.to_html(escape=False, classes="provenance-table")))
 display(Markdown(report.sensitivity_text(book_root())))
 
 # %% tags=["remove-input"]

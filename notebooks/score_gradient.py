@@ -38,6 +38,7 @@ from attention_dynamics.book.notebook import (
     setup_notebook,
 )
 from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters import score_gradient as chapter
 from attention_dynamics.chapters.score_gradient import figures, tables
 
@@ -61,7 +62,7 @@ experiment = chapter.run(res, settings, dev, seed)
 # largest absolute difference.
 
 # %%
-tables.gradient_error_table(experiment.closed_form)
+reader_table(tables.gradient_error_table(experiment.closed_form))
 
 # %% [markdown]
 # ## (b) Compatibility, advantage and score gradient of one head
@@ -86,7 +87,7 @@ show_figure("fig_score_heatmaps", figures.score_heatmaps(experiment.matrices))
 # the change is lost in float64 rounding) are left out, and so are problems with no such row.
 
 # %%
-experiment.score_step.table
+reader_table(experiment.score_step.table)
 
 # %%
 show_figure("fig_mass_shift", figures.mass_shift_figure(experiment.score_step))
@@ -105,7 +106,7 @@ show_figure("fig_mass_shift", figures.mass_shift_figure(experiment.score_step))
 # score moves by `step`.
 
 # %%
-tables.weight_step_table(experiment.weight_step)
+reader_table(tables.weight_step_table(experiment.weight_step))
 
 # %% [markdown]
 # The same measure on heads that have been trained: the one-head model of
@@ -115,7 +116,7 @@ tables.weight_step_table(experiment.weight_step)
 # chain, with the small step.
 
 # %%
-tables.trained_heads_table(experiment.trained)
+reader_table(tables.trained_heads_table(experiment.trained))
 
 # %%
 show_figure("fig_weight_step_rows", figures.weight_step_figure(experiment.weight_step))
@@ -136,7 +137,7 @@ show_figure("fig_weight_step_rows", figures.weight_step_figure(experiment.weight
 # (diagnosed against a plain step) bounds from above.
 
 # %%
-tables.diagnostics_table(experiment.cost)
+reader_table(tables.diagnostics_table(experiment.cost))
 
 # %% [markdown]
 # ## Results

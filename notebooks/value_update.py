@@ -49,6 +49,7 @@ from attention_dynamics.book.notebook import (
     setup_notebook,
 )
 from attention_dynamics.book.plotting import show_figure
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters import value_update as chapter
 from attention_dynamics.chapters.value_update import figures, words
 
@@ -69,7 +70,7 @@ glue_each(words.page_phrases(experiment))
 # One step of plain SGD (``torch.optim.SGD``, autograd) on the free values, from the initial
 # head of every seed at once, against the closed form
 # $\Delta v_j = -\eta\sum_i \alpha_{ij} u_i$ with $u_i$ computed by hand from the softmax
-# (no autograd). Then the same for the W_V form, where values are projections $v_j = z_j W_V$ of
+# (no autograd). Then the same for the $W_V$ form, where values are projections $v_j = z_j W_V$ of
 # fixed slot embeddings $Z$ (here with fewer dimensions than slots, so that the Gram matrix
 # $Z Z^\top$ is far from the identity and the filtering is visible).
 
@@ -79,7 +80,7 @@ print(experiment.identity.summary())
 # %% [markdown]
 # Both agree to float64 rounding (largest error
 # {glue:text}`value_update_max_abs_error_text:s` for free values,
-# {glue:text}`value_update_projected_max_abs_error_text:s` in the W_V form). In the W_V form the values
+# {glue:text}`value_update_projected_max_abs_error_text:s` in the $W_V$ form). In the $W_V$ form the values
 # do *not* move along their own pulls: the mean cosine between the actual step of the values and
 # the free-value step $-\eta\,\alpha^\top U$ is {glue:text}`projected_step_cosine_to_free_step:.2f`,
 # because $\Delta V = -\eta\, Z Z^\top \alpha^\top U$ lets each value be dragged by the pulls of
@@ -245,7 +246,7 @@ show_figure("fig_value_init_sweep", figures.init_sweep_figure(sweep))
 
 # %%
 em = experiment.em
-figures.em_table(em)
+reader_table(figures.em_table(em))
 
 # %%
 show_figure("fig_value_toy_em", figures.em_figure(em, conditions))

@@ -220,6 +220,85 @@ def _reading_text(page: str) -> str:
     return _plain(unescape(re.sub(r"<[^>]+>", " ", article)))
 
 
+TERMS_OF_ART = {"LayerNorm", "PyTorch", "GitHub", "MathJax", "JupyterLab", "NumPy", "SciPy"}
+"""Names a researcher reads as words although they are spelled like classes."""
+
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+COUNT_WORDS = ("steps?|sequences?|seeds?|tokens?|samples?|examples?|updates?|epochs?|batch(?:es)?"
+               "|runs?|pairs?|draws?|parameters?|positions?|rows?|trials?")
+COUNT_IN_POWERS = re.compile(
+    rf"(?P<before>\b(?:steps?|after|within|every)(?: (?:at|of|from|to))? )?"
+    rf"(?P<number>\d+(?:\.\d+)? × 10[{SUPERSCRIPTS}]+)"
+    rf"(?P<after>(?:\s+[\w-]+){{0,2}}?\s+(?:{COUNT_WORDS})\b)?")
+"""A power of ten with a positive exponent, and around it what makes it a count or a step
+(``1.8 × 10³ steps``, ``at step 1.8 × 10³``): counts read whole, with thousands separators
+(``1,800``); a measurement may still be a power of ten."""
+
+
+def _words_of(page: str) -> str:
+    """A built page's reading text (:func:`_reading_text`) without its formulas (MathJax's
+    spans and blocks hold TeX, not words) and without web addresses."""
+    page = re.sub(r'<(span|div) class="math\b[^"]*"[^>]*>.*?</\1>', " ", page, flags=re.S)
+    return re.sub(r"https?://\S+", " ", _reading_text(page))
+
+
+def code_in_reading_text(page: str, keys: object = ()) -> list[str]:
+    """What a reader of ``page`` (a built page's HTML) must not meet outside code, each as
+    ``"what: found"``: a name from the code (:func:`identifiers_in`: a class or a call, a name
+    with an underscore, a commit, a file or a module path, a claim's key among ``keys``), terms
+    of art aside, and a count or a step written as a power of ten."""
+    text = _words_of(page)
+    found = [problem for problem in identifiers_in(text, keys)
+             if problem.split(": ", 1)[1].rstrip("(") not in TERMS_OF_ART]
+    return found + [f"a count as a power of ten: {match['number']}"
+                    for match in COUNT_IN_POWERS.finditer(text)
+                    if match["before"] or match["after"]]
+
+
+def _article(body: str) -> str:
+    return f"<html><body><nav>ignored_here</nav><article>{body}</article></body></html>"
+
+
+def test_the_check_for_code_in_the_reading_text_finds_what_it_must():
+    """Constructed pages, no build: what a reader must not meet is found and named; code,
+    formulas, addresses and terms of art are not."""
+    keys = ["em-speedup"]
+    found = code_in_reading_text(_article(
+        "<p>The uniformity em_attention_uniformity settles by ClosesGap(0.95, 1), budget "
+        "ShortBudget, in sticky.deep, from phase1_randinit_summary.json at 548db1c; the row "
+        "em-speedup trained 1.8 × 10³ steps and settles at step 2.4 × 10⁴.</p>"), keys)
+    assert found == [
+        "a class or a call: ClosesGap(", "a class or a call: ShortBudget",
+        "a name with an underscore: em_attention_uniformity",
+        "a name with an underscore: phase1_randinit_summary",
+        "a commit or a digest: 548db1c",
+        "a file or a module path: sticky.deep",
+        "a file or a module path: phase1_randinit_summary.json",
+        "a claim's key: em-speedup",
+        "a count as a power of ten: 1.8 × 10³", "a count as a power of ten: 2.4 × 10⁴"]
+    clean = _article(
+        '<p>The attention settles after 1,800 steps; a LayerNorm, PyTorch\'s Adam; a ratio of '
+        '2.6 × 10³ and an error of 4.4 × 10⁻¹⁶; see https://arxiv.org/abs/2512.22473.</p>'
+        '<p><code>em_attention_uniformity</code> <span class="math notranslate nohighlight">'
+        '\\(W_V\\)</span></p><div class="math notranslate nohighlight">\\[ y_t = '
+        'W_c(t) \\]</div><pre>sticky.deep</pre>')
+    assert code_in_reading_text(clean, keys) == []
+
+
+def test_no_page_names_code_in_its_reading_text(built_book):
+    """Every page's reading text (not its code, not the API page, the rule log's commits
+    only as code) in words: no metric, class, file, module, commit or claim's key, and counts
+    and steps whole, not as powers of ten."""
+    keys = set(REGISTRY) | {key for change in RULE_LOG for key in change.claims}
+    html = built_book / "html"
+    pages = [page for folder in ("book", "notebooks") for page in sorted((html / folder).glob(
+        "*.html")) if page.name != "api.html"]
+    assert len(pages) >= 10
+    found = {page.relative_to(html).as_posix(): problems for page in pages
+             if (problems := code_in_reading_text(page.read_text(), keys))}
+    assert found == {}
+
+
 def test_the_rule_log_page_tells_every_change_in_words(built_book, results):
     metrics = results["rule_log"]["metrics"]
     moving = moving_changes(RULE_LOG)

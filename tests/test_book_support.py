@@ -14,6 +14,7 @@ from attention_dynamics.book.formatting import format_number  # noqa: E402
 from attention_dynamics.book.notebook import setup_notebook  # noqa: E402
 from attention_dynamics.book.plotting import (  # noqa: E402
     COLUMN_INCHES,
+    FIGURE_INCHES,
     legend_outside,
     panel_grid,
     plot_seed_band,
@@ -91,8 +92,12 @@ def test_format_number_writes_integers_whole_and_the_rest_to_three_figures():
 
 def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
     fig, axes = panel_grid(3, sharey=True)
-    assert axes.shape == (3,) and len(fig.axes) == 3  # the fourth cell is removed
+    assert axes.shape == (3,) and len(fig.axes) == 3
     assert fig.get_figwidth() <= COLUMN_INCHES
+    assert axes[0].get_position().y0 > axes[1].get_position().y0  # stacked, one to a row
+    plt.close(fig)
+    fig, axes = panel_grid(3, columns=2, panel_size=(COLUMN_INCHES / 2, 2))
+    assert axes.shape == (3,) and len(fig.axes) == 3  # the fourth cell is removed
     assert axes[0].get_position().y0 > axes[2].get_position().y0  # two to a row
     plt.close(fig)
     fig, axes = panel_grid(1)
@@ -135,10 +140,10 @@ def test_legends_outside_stand_off_the_data_at_nine_points_or_more_as_shown():
                         (above, lambda box, axes: box.y0 >= axes.y1)):
         legend = ax.get_legend()
         assert outside(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
-        # a figure COLUMN_INCHES wide is shown about 770 px wide in the text column: its
-        # text, in px there, is at least 9 pt's 12 CSS px
-        shown_px = legend.get_texts()[0].get_fontsize() / 72 * 770 / COLUMN_INCHES
-        assert shown_px >= 12
+        # a figure FIGURE_INCHES wide is shrunk to a phone's column of about 330 px: its
+        # text, in px there, is at least 9
+        shown_px = legend.get_texts()[0].get_fontsize() / 72 * 330 / FIGURE_INCHES
+        assert shown_px >= 9
     assert above.get_legend()._ncols == 2
     with pytest.raises(ValueError, match="where"):
         legend_outside(below, "inside")

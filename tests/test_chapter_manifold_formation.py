@@ -320,3 +320,24 @@ def test_tiny_run_draws_every_figure_and_table(tiny_run):
     assert tables.frame_table(c.frame).shape == (2, len(c.frame.per_seed))
     assert len(c.frame.per_seed) == 10
     assert tables.seeds_table(c.frame, c.seeds).shape == (2, 10)
+
+
+@pytest.mark.parametrize(("maes", "expected"), [
+    ({0: 0.3, 10: 0.01, 20: 0.2, 40: 0.02, 80: 0.0}, 40),  # solved at 10, left, back at 40
+    ({0: 0.3, 10: 0.04, 20: 0.049, 40: 0.01, 80: 0.03}, 10),  # in by any margin, and stays
+    ({0: 0.3, 10: 0.01, 20: 0.2, 40: 0.02, 80: 0.06}, 80),  # not solved at its end: last step
+])
+def test_solve_step_is_the_first_checkpoint_from_which_the_run_stays_solved(
+        monkeypatch, maes, expected):
+    from attention_dynamics.chapters.manifold_formation import training
+    from attention_dynamics.sequence_training import SequenceTrainingHistory
+
+    model = torch.nn.Linear(1, 1, bias=False)
+    torch.nn.init.constant_(model.weight, -1.0)
+    history = SequenceTrainingHistory(loss=torch.zeros(80), checkpoints={
+        step: {"weight": torch.full((1, 1), mae)} for step, mae in maes.items()})
+    # the key-position MAE of a checkpoint is the weight it holds
+    monkeypatch.setattr(training, "score", lambda scored, task, batches: scored)
+    monkeypatch.setattr(training, "key_position_mae", lambda scored, task: scored.weight.item())
+    assert training.solve_step(model, history, task=None, batches=[]) == expected
+    assert model.weight.item() == -1.0  # the trained model keeps its weights

@@ -101,6 +101,30 @@ def test_the_table_has_one_row_per_claim_numbered_from_one():
     assert "measured:" not in table.loc[2, "ours, and the null or reference"]  # not declared
 
 
+def test_a_row_whose_verdict_the_rule_log_moved_is_marked_with_a_link_to_the_log():
+    from attention_dynamics.book.rule_log import Move, RuleChange
+
+    def moved(*keys):
+        return RuleChange("2026-12-07", "abc1234", keys, "old", "new", "why",
+                          "reproduced (quick)", "partly (quick)",
+                          moved={key: Move("reproduced", "partly", "quick") for key in keys},
+                          in_brief="moved")
+
+    quiet = RuleChange("2026-12-07", "abc1234", ("identity-exact",), "old", "new", "why",
+                       "reproduced (quick)", "reproduced (quick)")
+    ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
+    table = report.ledger_table(ledger, [quiet, moved("em-lower"), moved("em-lower")])
+    cells = table["verdict, on the most decisive evidence"]
+    assert "rule log" not in cells[1]  # changed, but its verdict never moved
+    assert cells[2].endswith('<a href="rule_log.html" title="the rule log moved this row\'s '
+                             'verdict">verdict moved by the rule log 2×</a></small>')
+    assert report.rule_log_mark("em-lower", [moved("em-lower")]).endswith(
+        ">verdict moved by the rule log</a></small>")
+    # the book's own table marks the rows that the book's rule log moved, and only those
+    assert report.rule_log_mark("routing-gradients-fade")
+    assert report.rule_log_mark("routing-law-exact") == ""
+
+
 def test_a_cell_says_in_words_what_a_declared_metric_measures():
     declared = Claim("identity", "Paper II", "exact", "score_gradient", "routing_law_max_abs_error",
                      Null("float64 round-off"), Bound(1e-10), key="identity-exact")

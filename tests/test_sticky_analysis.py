@@ -182,12 +182,14 @@ def test_settling_step():
 
 def test_jitter_aware_settling_step():
     """Run 0 ends jittering at up to 0.3 of its start's distance: settled from the first record
-    within 0.3 (step 10), not at the last; run 1 ends still, so a tenth decides (step 30)."""
+    within 0.3 (step 10), not at the last; run 1 ends still, so a tenth decides, and it enters
+    that band only where the end window begins (step 30): it has not settled, and reads as its
+    last step (40)."""
     steps = torch.tensor([0, 10, 20, 30, 40])
     remaining = torch.tensor([[1.0, 1.0], [0.3, 0.6], [0.25, 0.4], [0.3, 0.08], [0.1, 0.0]],
                              dtype=F64)
     in_end = torch.tensor([False, False, False, True, True])
-    assert jitter_aware_settling_step(steps, remaining, in_end).tolist() == [10, 30]
+    assert jitter_aware_settling_step(steps, remaining, in_end).tolist() == [10, 40]
     assert settling_step(steps, remaining, 0.1).tolist() == [40, 30]   # the jitter ignored
     with pytest.raises(ValueError, match="in_end"):
         jitter_aware_settling_step(steps, remaining, torch.zeros(5, dtype=torch.bool))

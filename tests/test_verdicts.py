@@ -96,7 +96,7 @@ def test_a_run_far_shorter_than_the_authors_cannot_say_not_reproduced():
     # a failure to leave the plateau after 0.9% of the authors' sequences decides nothing
     verdict, reason = decide(BeatsNull(factor=0.5), 0.374, plateau, short, budget=budget)
     assert verdict == "inconclusive" and "short budget" in reason and "0.9%" in reason
-    assert "train.py" in reason and "12,800" in reason
+    assert "12,800" in reason and "1,500,000" in reason and "train.py" not in reason
     # with 85% of them it does
     assert decide(BeatsNull(factor=0.5), 0.374, plateau, long, budget=budget)[0] == (
         "not reproduced")

@@ -17,6 +17,7 @@ from attention_dynamics.book.verdicts import (
     Decision,
     LeadingComponent,
     Null,
+    PaperSize,
     Quantity,
     SeedShare,
     ShortBudget,
@@ -194,11 +195,11 @@ def test_every_path_of_a_decision_has_its_basis():
     # unsolved, with the default and a stated unmet regime
     made = decision(BeatsNull(), 0.1, floor, {"floor": 0.2, "mae": 0.3}, solved=Solved("mae", 0.05))
     assert (made.verdict, made.basis) == ("inconclusive", "undecided for budget")
-    assert made.would_change == ("training until mae is at most 0.05 (the model did not solve "
-                                 "the task in this run)")
+    assert made.would_change == ("training until the measure is at most 0.05 (the model did "
+                                 "not solve the task in this run)")
     uniform = Solved("uniformity", 0.8, unmet="the attention stayed near uniform")
     made = decision(Bound(1.0, at_most=False), 1.0, HALF, {"uniformity": 0.96}, solved=uniform)
-    assert made.would_change == ("training until uniformity is at most 0.8 (the attention "
+    assert made.would_change == ("training until the measure is at most 0.8 (the attention "
                                  "stayed near uniform in this run)")
     # the regime unmet at the claim's own full setting: undecidable by design, and what would
     # decide it is another setting, not more training
@@ -599,9 +600,16 @@ def test_a_solved_bar_can_be_a_share_of_a_nulls_error():
     check = Solved("mae", 0.5, relative_to="blind")
     assert check.reason({"mae": 0.04, "blind": 0.1}) is None
     reason = check.reason({"mae": 0.06, "blind": 0.1})
-    assert reason == "the model did not solve the task (mae = 0.06, above 0.05, 0.5 × blind)"
-    assert check.would_decide() == ("training until mae is at most 0.5 × blind (the model did "
-                                     "not solve the task in this run)")
+    assert reason == "the model did not solve the task (measured 0.06, above 0.05, 0.5 × 0.1)"
+    assert check.would_decide({"blind": 0.1}) == (
+        "training until the measure is at most 0.5 × 0.1 (the model did not solve the task in "
+        "this run)")
+    assert check.would_decide() == ("training until the measure is at most 0.5 times its "
+                                     "reference (the model did not solve the task in this run)")
+    # a count reads whole, never as a power of ten, and no metric's name is in the words
+    steps = Solved("settle_step_max", 0.8, unmet="not settled", relative_to="steps")
+    assert steps.reason({"settle_step_max": 1800.0, "steps": 2000.0}) == (
+        "not settled (measured 1,800, above 1,600, 0.8 × 2,000)")
     # a mean-curve error of 0, which an observation-blind predictor reaches, is solved under a
     # fixed bar and not solved under a bar of half the blind predictor's per-sample error when
     # the run's per-sample error is that predictor's
@@ -644,6 +652,58 @@ def test_an_effect_that_the_runs_setting_gives_by_itself_is_partly():
                     carried_by=beyond).verdict == "not reproduced"
     with pytest.raises(KeyError, match="over_setting_min"):
         beyond.reason({})
+
+
+def test_a_match_that_misses_the_size_the_paper_states_is_partly():
+    """Six seeds, each closing 95 % of a floor of 1.2 bits (errors up to 0.06 pass): the share
+    passes, and the paper's size (below 0.01) decides between reproduced and partly."""
+    size = PaperSize("mae", 0.01, "the paper states 0.003 to 0.007 bits", level=0.90)
+    claim = Claim("matches Bayes", "Paper I", "0.005", "nb", "mae", Null("floor", "floor"),
+                  SeedShare("mae_n_seeds", level=0.90), each_seed=ClosesGap(0.95, optimum=0.0),
+                  carried_by=size, key="matches")
+
+    def row(errors):
+        metrics = {"floor": 1.2, "mae": sum(errors) / len(errors), "mae_n_seeds": len(errors)}
+        metrics |= {f"mae_seed{i}": error for i, error in enumerate(errors)}
+        return claim.row({"nb": {"metrics": metrics, "profile": "decide", "device": "cpu"}})
+
+    assert row([0.005] * 6)["verdict"] == "reproduced"         # 6 of 6 at the paper's size
+    missed = row([0.005] * 5 + [0.02])                          # 5 of 6: bounds 0.42 to 0.99
+    assert missed["verdict"] == "partly" and missed["basis"] == "evidence for"
+    assert missed["reason"] == ("the size the paper states is missed: the paper states 0.003 to "
+                                "0.007 bits; 5 of 6 seeds below 0.01 (ours 0.005 to 0.02)")
+    assert "below 0.01" in missed["would change"]
+    assert row([0.02] * 6)["verdict"] == "partly"               # the effect, not its size
+    assert row([0.5] * 6)["verdict"] == "not reproduced"        # a verdict against stays
+    # without per-seed values the value itself is judged
+    assert size.reason({"mae": 0.009}) is None
+    assert "0 of 1 seed below 0.01 (ours 0.011)" in size.reason({"mae": 0.011})
+    with pytest.raises(ValueError, match="bound"):
+        PaperSize("mae", 0.0, "stated")
+
+
+def test_a_verdict_against_counts_after_a_late_phase_of_the_runs_own_solve_steps():
+    """Chapter 4's budget: a verdict that rests on the model not having learned counts once the
+    run trained the ledger's multiple of its own solve step; a run that did not record its
+    solve step says so and stays inconclusive."""
+    from attention_dynamics.book.claims import SOLVE_MULTIPLE, late_phase
+
+    check = late_phase("steps", "solve_step")
+    keys = Null("random init", "init")
+    against = {"steps": 1_000, "init": 0.2}   # ours 0.3 above the init's 0.2: a verdict against
+    missing = decision(BeatsNull(), 0.3, keys, against, budget=check)
+    assert (missing.verdict, missing.basis) == ("inconclusive", "undecided for budget")
+    assert missing.reason == ("the step at which the run solved the task was not recorded, "
+                              f"so no budget of {SOLVE_MULTIPLE} times it is known")
+    assert "records the step at which the run solved the task" in missing.would_change
+    short = decision(BeatsNull(), 0.3, keys, against | {"solve_step": 400}, budget=check)
+    assert short.verdict == "inconclusive"
+    assert short.reason == "trained 1,000 steps, fewer than 3 times the 400 that the run needed"
+    assert short.would_change == "training for at least 1,200 steps"
+    late = decision(BeatsNull(), 0.3, keys, against | {"solve_step": 300}, budget=check)
+    assert (late.verdict, late.basis) == ("not reproduced", "evidence against")
+    # a verdict for the claim does not rest on the budget, recorded or not
+    assert decision(BeatsNull(), 0.1, keys, against, budget=check).verdict == "reproduced"
 
 
 def test_numbers_shown_beside_a_claim_do_not_decide_it():

@@ -38,7 +38,7 @@ import torch
 T = TypeVar("T")
 
 PART_PATTERN = re.compile(r"^(?P<chapter>[a-z_]+)\.part-(?P<start>\d+)-(?P<stop>\d+)\.json$")
-"""The name of a part's provenance file: ``<chapter>.part-<start>-<stop>.json``."""
+"""The name of a part's provenance file, ``<chapter>.part-<start>-<stop>.json``."""
 
 
 @dataclass(frozen=True, order=True)
@@ -81,7 +81,7 @@ class SeedRange:
 
     @property
     def stem(self) -> str:
-        """The part's file name without extension, for a chapter: ``part-<start>-<stop>``."""
+        """The part's file name without extension and chapter, ``part-<start>-<stop>``."""
         return f"part-{self.start}-{self.stop}"
 
 
@@ -148,8 +148,8 @@ def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
 PROVENANCE_FIELDS = ("notebook", "profile", "device", "seed", "date", "commit",
                      "library_fingerprint", "library_modules", "settings", "seeds_argument",
                      "versions")
-"""What a part file records of its run, as a results file does (no metrics and no claims: a
-part judges nothing)."""
+"""What a part file records of its run, as a results file does (no metrics and no claims, since
+a part judges nothing)."""
 
 MUST_AGREE = ("notebook", "profile", "device", "seed", "settings")
 """The provenance fields on which every part of a merge, and the merge itself, agree; besides,

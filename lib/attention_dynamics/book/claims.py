@@ -11,7 +11,10 @@ The notebooks measure; this module only says how their numbers are judged. Its t
 ``FALL`` (training has flattened when the loss fell by at most 1 % over its last tenth),
 ``SOLVED_SHARE`` and ``FAILED_SHARE`` (a model matches its optimum when it closes 95 % of its
 null's gap to it, and fails when it closes at most 5 %), ``SEED_LEVEL`` (a share of seeds is
-judged by one-sided 95 % Clopper–Pearson bounds).
+judged by one-sided 95 % Clopper–Pearson bounds), ``SOLVE_MULTIPLE`` (a verdict that rests on a
+model not having learned counts after three times the steps that solving the task took) and
+``AUTHORS_PASS_BITS`` (a match with the Bayes entropy on bijections reaches the size the papers
+state below the authors' pass bar of 0.01 bits, else it is partly).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from attention_dynamics.book.verdicts import (
     Null,
     Outlasted,
     OutsideNullRange,
+    PaperSize,
     Quantity,
     SeedShare,
     ShortBudget,
@@ -72,8 +76,10 @@ MLP_CONTROL = (
 )
 # precision after settling, and the order of settling, need attention that settled before the
 # last fifth of the run: the end state is the mean over the last tenth, so at least another
-# tenth of training lies between the settling step and the end state (within the end window
-# everything counts as settled, so an order decided there is the window's, not the dynamics')
+# tenth of training lies between the settling step and the end state. A part counts as settled
+# only when seen at rest before its end window (measures/settling.py: in its band from at least
+# the window's span before the window); one that has not settled reads as its last step, is
+# never first in an order, and fails this check, so that a longer run, not more seeds, decides
 SETTLED_BEFORE_END = 0.2
 # a share of seeds that shows a directional effect is judged by one-sided 95 % bounds
 # (the 90 % two-sided Clopper-Pearson interval): the seeds' sign test at the 5 % level
@@ -84,14 +90,15 @@ SEED_LEVEL = DIRECTIONAL_LEVEL
 EM_SEEDS = "share of the seeds, the authors' five and in decide seven more,"
 
 
-def settled_before_end(metric: str, steps: str, why: str = "so that the end window, not "
-                       "the dynamics, sets the order") -> Solved:
+def settled_before_end(metric: str, steps: str, why: str = "so that the run cannot show "
+                       "the order; a longer run would") -> Solved:
     """The check that every seed's attention settled (``metric``: the latest seed's settling
     step) before the last :data:`SETTLED_BEFORE_END` of the run (``steps``: its length); an
     unmet check says so, and ``why`` it matters."""
     return Solved(metric, max_error=1 - SETTLED_BEFORE_END,
-                  unmet=f"the attention of a seed settled only in the last "
-                        f"{SETTLED_BEFORE_END:.0%} of the run, {why}",
+                  unmet=f"the attention of a seed had not settled before the last "
+                        f"{SETTLED_BEFORE_END:.0%} of the run (a part that is not at rest before "
+                        f"its end window counts as not settled), {why}",
                   relative_to=steps)
 
 
@@ -118,16 +125,62 @@ def budget(arch: str, task: str, metric: str) -> ShortBudget:
     return ShortBudget(metric, number.value, f"{number.source}, {number.text}")
 
 
+# a verdict that rests on a model not having learned counts only once the run has trained
+# SOLVE_MULTIPLE times the steps that solving the task took (a reference's, or its own): then
+# at least two thirds of the run lie after the task was solved, twice as long a late phase as
+# the whole of learning the task, so a geometry or a dynamics that training forms after solving
+# had that long to show. One multiple for the whole ledger, in chapter 5 (the transformer's
+# solve step) as in chapter 4 (the run's own), set with chapter 5's budget before its runs
+SOLVE_MULTIPLE = 3
+
+
 def outlasted(task: str) -> Outlasted:
-    """Chapter 5's budget for a failure: three times the steps the transformer needed to
-    solve the same task in the same run."""
+    """Chapter 5's budget for a failure: :data:`SOLVE_MULTIPLE` times the steps the transformer
+    needed to solve the same task in the same run."""
     return Outlasted(
         f"steps_{task}",
         f"transformer_solve_step_{task}",
         f"transformer_solved_{task}",
-        factor=3,
+        factor=SOLVE_MULTIPLE,
     )
 
+
+def late_phase(steps: str, solve_step: str) -> Outlasted:
+    """Chapter 4's budget for a verdict against a geometry or a dynamics that training forms:
+    the run (``steps``: its steps) trained :data:`SOLVE_MULTIPLE` times the steps it needed to
+    solve its task (``solve_step``: the first checkpoint from which its error at the key
+    positions stays within the solved bar, 0.05 bits), its late phase measured in multiples of
+    its own solve step. A run that did not record its solve step leaves such a verdict
+    inconclusive, and says so."""
+    return Outlasted(steps, solve_step, factor=SOLVE_MULTIPLE, reference="the run")
+
+
+# the size of "matches the Bayes entropy" on bijections that the papers and the authors state:
+# Paper I's entropy MAEs (ENTROPY_MAE_BITS: the transformer's, Mamba's and the LSTM's, all at
+# or below 0.01 bits); the authors' released checkpoints hold 0.0067, 0.0133 and 0.0092; and their
+# evaluation script (experiments/paper1_bijection/eval_entropy.py) prints PASS ("Bayesian
+# inference achieved") only for an MAE below 0.01 bits, PARTIAL below 0.1. Closing 95 % of
+# the context-free floor's gap (an MAE up to about 0.06 bits here) is the rule's effect size;
+# a match that misses the authors' bar on too many seeds is partly
+AUTHORS_PASS_BITS = 0.01
+AUTHORS_PASS = (
+    f"the papers state an entropy MAE of {ENTROPY_MAE_BITS['transformer', 'bijection'].text} "
+    f"bits for the transformer, {ENTROPY_MAE_BITS['mamba', 'bijection'].text} for Mamba and "
+    f"{ENTROPY_MAE_BITS['lstm', 'bijection'].text} for the LSTM, and the authors' evaluation "
+    f"entropy evaluation script passes a model only below {AUTHORS_PASS_BITS:g} bits"
+)
+
+
+def paper_size(metric: str) -> PaperSize:
+    """The check that enough seeds' entropy MAE (``metric``) is below the authors' pass bar,
+    :data:`AUTHORS_PASS_BITS`; a match by the effect size alone is partly."""
+    return PaperSize(metric, AUTHORS_PASS_BITS, AUTHORS_PASS, level=SEED_LEVEL)
+
+
+# a bijection model has solved its task when its entropy MAE at the key positions, where the
+# authors measure, is at most 0.05 bits (the quick calibration target); chapter 4's solve steps
+# (the first checkpoint from which a run stays there) use the same bar
+SOLVED_KEYS_BITS = 0.05
 
 TRACKS_SHARE = 0.5
 TRACKS = (
@@ -138,7 +191,7 @@ TRACKS = (
 )
 FRAME_SOLVED = Solved(
     "frame_bijection_entropy_mae_keys_bits_max",
-    max_error=0.05,
+    max_error=SOLVED_KEYS_BITS,
     unmet="a constant-rate run did not solve the task",
 )
 
@@ -156,7 +209,7 @@ def solved(task: str, every_seed: bool = False) -> Solved:
             unmet="the model did not beat half the observation-blind predictor's per-sample error",
             relative_to="hmm_average_curve_predictor_mae_bits",
         )
-    return Solved(f"{task}_bijection_entropy_mae_keys_bits", max_error=0.05)
+    return Solved(f"{task}_bijection_entropy_mae_keys_bits", max_error=SOLVED_KEYS_BITS)
 
 
 def bijection_budget() -> ShortBudget:
@@ -217,13 +270,23 @@ CLAIMS = [
     claim(
         "coupled-specializes-further",
         "Training routing and values together specializes further than either half "
-        "trained alone, on every seed (smallest margin over the better ablation)",
+        "trained alone, on every seed (smallest margin over the better ablation); partly "
+        "unless the coupled run also leads the better sequential order, which trains both "
+        "halves without the loop, on every seed at equal updates",
         "Paper II, positive feedback",
         "coupled > ablations",
         "value_update",
         "specialization_margin_min",
         Null("the better ablation (margin 0)", value=0.0),
         BeatsNull(at_most=False),
+        carried_by=BeyondTheSetting(
+            "coupling_margin_equal_updates_min",
+            "training both halves gives much of the lead by itself: the better sequential "
+            "order, which has no loop, recovers most of it, so the lead beyond it is the "
+            "loop's, measured at equal updates (the coupled run half-way, each parameter "
+            "updated as often as in a whole sequential run) against that order's end",
+            none=0.0,
+        ),
     ),
     claim(
         "loop-beyond-capacity",
@@ -383,16 +446,14 @@ CLAIMS = [
         learning("em_loss_fall_last_tenth"),
         solved=sharpened(
             "em_attention_uniformity",
-            other_setting="the authors' deep variant (4 layers, 4 heads, AdamW; "
-            "sticky.deep), if its attention sharpens, on 6 seeds with its attention and values "
-            "recorded over training and the order timed as the fresh-sequence rows time it "
-            "(settling against the end window's jitter; this row's half-way measure stands "
-            "only while the guard withholds the verdict), which no profile of this book runs "
-            "(the paper profile "
-            "trains it on 5 seeds and records only its final losses, entropies and "
-            "accuracies; this run's shallow head is the authors' setting in full, and longer "
-            "runs memorise the sequence); the fresh-sequence row tests the order where the "
-            "attention sharpens",
+            other_setting="the authors' deep variant (4 layers, 4 heads, AdamW; this book's deep "
+            "sticky-chain model), if its attention sharpens, on 6 seeds with its attention and values "
+            "recorded over training and the order timed as the fresh-sequence rows time it (settling "
+            "against the end window's jitter; this row's half-way measure stands only while the guard "
+            "withholds the verdict), which no profile of this book runs (the paper profile trains it on 5 "
+            "seeds and records only its final losses, entropies and accuracies; this run's shallow head "
+            "is the authors' setting in full, and longer runs memorise the sequence); the fresh-sequence "
+            "row tests the order where the attention sharpens",
         ),
     ),
     *[
@@ -419,12 +480,16 @@ CLAIMS = [
              "every step (share of EM-like seeds in which the attention settles first: from "
              "the first record on which its distance to the end state, the mean of the last "
              "tenth of the records, stays within the larger of a tenth of its distance at the "
-             "start and the end window's own jitter, as chapter 4 times settling; one-sided "
+             "start and the end window's own jitter, as chapter 4 times settling, and only "
+             "where it stays there from at least the window's length before the window; a "
+             "part that has not settled so counts as not settled: an attention not settled is "
+             "never first, values not settled settle after a settled attention; one-sided "
              "95 % bounds against half)"),
             ("attention-first-fresh-sgd", "sgd",
              "Attention settles before the values under plain SGD too, on fresh sequences "
              "every step (share of SGD seeds in which the attention settles first, settling "
-             "timed as for EM-like; one-sided 95 % bounds against half)"),
+             "timed as for EM-like, an attention not settled never first; one-sided 95 % "
+             "bounds against half)"),
         )
     ],
     *[
@@ -433,7 +498,9 @@ CLAIMS = [
             "A small transformer matches the Bayes entropy on bijection elimination, "
             f"{layout} layout (share of seeds whose MAE of the mean curve at the key "
             "positions, where the authors measure, bits, closes 95 % of the context-free "
-            f"floor's{'; the constant-rate runs of part (g)' if prefix == 'frame' else ''})",
+            f"floor's{'; the constant-rate runs of part (g)' if prefix == 'frame' else ''}; "
+            "partly unless the share of seeds below 0.01 bits, the authors' pass bar and the "
+            "size the paper states, passes the same test)",
             "Paper I, bijection wind tunnel",
             quoted(ENTROPY_MAE_BITS["transformer", "bijection"]),
             "manifold_formation",
@@ -441,6 +508,7 @@ CLAIMS = [
             Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"),
             still_learning=learning(f"{prefix}_bijection_loss_fall_last_tenth_{worst}"),
             budget=budget("transformer", "bijection", sequences),
+            carried_by=paper_size(f"{prefix}_bijection_entropy_mae_keys_bits"),
             **seed_by_seed(
                 f"{prefix}_bijection_entropy_mae_keys_bits",
                 ClosesGap(SOLVED_SHARE, optimum=0.0),
@@ -472,13 +540,13 @@ CLAIMS = [
         "hmm-length-generalisation",
         "HMM filtering continues past the training length (share of seeds whose mean KL "
         "to the Bayes posterior at the longer test lengths is below twice that at the "
-        "training length: the authors' test, eval_length_gen.py, main; the error step "
+        "training length: the authors' length-generalisation test; the error step "
         "at the training length over the largest inside it shown beside)",
         "Paper I, length generalisation",
-        "the authors' KL-ratio test (eval_length_gen.py; the text: 'without discontinuity')",
+        "the authors' KL-ratio test (their length-generalisation script; the text: 'without discontinuity')",
         "manifold_formation",
         "hmm_length_kl_ratio",
-        Null("twice the KL at the training length (eval_length_gen.py)", value=2.0),
+        Null("twice the KL at the training length (the authors' test)", value=2.0),
         still_learning=learning("hmm_loss_fall_last_tenth_seeds_max"),
         budget=budget("transformer", "hmm", "hmm_training_sequences"),
         shown_with=(
@@ -508,7 +576,7 @@ CLAIMS = [
             f"key-orthogonality-{layout}",
             "Keys of the hypothesis tokens are more orthogonal than at "
             f"initialisation, {layout} layout (mean |off-diagonal cosine| after the "
-            "first norm and W_K, layer 0, mean of heads, as identify_frame_head; "
+            "first norm and W_K, layer 0, mean of heads, as the authors' frame-head analysis; "
             "against the central 95 % of 100 initialisations)",
             "Paper I, key orthogonality",
             "orthogonal frame; the authors' own checkpoint: "
@@ -523,7 +591,7 @@ CLAIMS = [
             ),
             learning(f"{layout}_bijection_loss_fall_last_tenth"),
             solved(layout),
-            bijection_budget(),
+            late_phase("bijection_steps", f"{layout}_bijection_solve_step"),
         )
         for layout in ("separate", "shared")
     ],
@@ -531,14 +599,14 @@ CLAIMS = [
         "key-orthogonality-authors-checkpoint",
         "Keys of the hypothesis tokens are more orthogonal than at initialisation, on the "
         "authors' own released checkpoint (separate layout, V = 20, trained for their full "
-        "budget; mean |off-diagonal cosine| per head by their identify_frame_head, mean of "
+        "budget; mean |off-diagonal cosine| per head by their frame-head analysis, mean of "
         "heads, as their results files hold it)",
-        "Paper I, key orthogonality; the authors' experiments/jlens/results",
+        "Paper I, key orthogonality; the authors' released results files",
         "orthogonal frame",
         "manifold_formation",
         "authors_checkpoint_key_orthogonality_trained",
         Null(
-            "the same architecture at random init (phase1_randinit_summary.json)",
+            "the same architecture at random init (the authors' results file)",
             "authors_checkpoint_key_orthogonality_random_init",
         ),
         BeatsNull(),
@@ -547,7 +615,7 @@ CLAIMS = [
         "key-signed-cosine-shared",
         "Keys are orthogonal on average under the figure script's definition, shared "
         "layout (signed mean cosine of raw embeddings through W_K, layer 0, as "
-        "qkv_analysis.py; below the central 95 % of 100 initialisations, towards the "
+        "the authors' figure script; below the central 95 % of 100 initialisations, towards the "
         "simplex, for; above it, against)",
         "Paper I, key orthogonality (figure)",
         "near zero",
@@ -557,14 +625,14 @@ CLAIMS = [
         OutsideNullRange("shared_key_signed_cosine_init_low", "shared_key_signed_cosine_init_high"),
         learning("shared_bijection_loss_fall_last_tenth"),
         solved("shared"),
-        bijection_budget(),
+        late_phase("bijection_steps", "shared_bijection_solve_step"),
     ),
     *[
         claim(
             f"value-manifold-pc1-share-{layout}",
             f"Value manifold, {layout} layout: PC1 carries most of the variance "
             "(share; value positions before the final norm, standardised, as the "
-            "authors' analyze_value_manifold; its 95 % interval over 8 probe parts "
+            "authors' value-manifold analysis; its 95 % interval over 8 probe parts "
             "meets the paper's stated range)",
             "Paper I, value manifold",
             VALUE_MANIFOLD_PC1_SHARE.text,
@@ -583,7 +651,7 @@ CLAIMS = [
             ),
             learning(f"{layout}_bijection_loss_fall_last_tenth"),
             solved(layout),
-            bijection_budget(),
+            late_phase("bijection_steps", f"{layout}_bijection_solve_step"),
         )
         for layout in ("separate", "shared")
     ],
@@ -619,7 +687,7 @@ CLAIMS = [
         "value-manifold-hmm-leading-component",
         "Value manifold, HMM filtering: a leading component orders the representations "
         "by posterior entropy beyond what the position explains (share of seeds whose "
-        "best of PC1-5 by |Pearson|, the authors' hmm_geometric_analysis.py, has an |r| "
+        "best of PC1-5 by |Pearson|, the authors' geometric analysis of HMM filtering, has an |r| "
         "within positions above the stronger of random init and the 99th percentile of "
         "200 within-position shuffles; the value is that |r| minus the null's)",
         "Paper I, value manifold",
@@ -650,7 +718,7 @@ CLAIMS = [
         Null("the end window's jitter (its largest ratio as high as the peak)", value=1.0),
         still_learning=learning("frame_bijection_loss_fall_last_tenth_max"),
         solved=FRAME_SOLVED,
-        budget=budget("transformer", "bijection", "frame_training_sequences"),
+        budget=late_phase("frame_steps", "frame_bijection_solve_step_max"),
         shown_with=(("end window's mean over the peak, mean of layers and seeds",
                      "frame_routing_value_gradient_ratio_fall"),),
         **seed_by_seed("frame_routing_value_gradient_fall_beyond_jitter_high", BeatsNull()),
@@ -660,7 +728,10 @@ CLAIMS = [
         "Precision keeps improving after the attention of the heads that matter has "
         "settled (share of seeds, trained at a constant rate, whose entropy MAE at the "
         "attention's settling step over the final MAE has its 95 % interval over 8 "
-        "disjoint parts of the evaluation sequences above 1)",
+        "disjoint parts of the evaluation sequences above 1; settling timed as chapter 4 "
+        "times it, a part not at rest before its end window counting as not settled, so that "
+        "a seed whose attention has not settled gains nothing after settling, and the order "
+        "of settling shown beside counts it as not first)",
         "Paper I, frame-precision dissociation",
         "attention early",
         "manifold_formation",
@@ -686,7 +757,9 @@ for arch, name in ARCH_NAMES.items():
         claim(
             f"{arch}-bijection-matches-bayes",
             f"{name} matches the Bayes entropy on bijection elimination (share of seeds whose "
-            "MAE of the mean curve, bits, closes 95 % of the context-free floor's)",
+            "MAE of the mean curve, bits, closes 95 % of the context-free floor's; partly "
+            "unless the share of seeds below 0.01 bits, the authors' pass bar and the size the "
+            "paper states, passes the same test)",
             "Paper I, architecture comparison",
             quoted(ENTROPY_MAE_BITS[arch, "bijection"]),
             "content_routing",
@@ -696,6 +769,7 @@ for arch, name in ARCH_NAMES.items():
             budget=budget(arch, "bijection", "training_sequences_bijection")
             if arch == "transformer"
             else outlasted("bijection"),
+            carried_by=paper_size(f"mae_bits_{arch}_bijection"),
             **seed_by_seed(f"mae_bits_{arch}_bijection", ClosesGap(SOLVED_SHARE, optimum=0.0)),
         )
     )
@@ -785,8 +859,8 @@ CLAIMS += [
     ],
     claim(
         "lstm-recall-fails",
-        "The LSTM fails associative recall (share of seeds whose accuracy is no better than "
-        "guessing among the stored values)",
+        "The LSTM fails associative recall (share of seeds whose accuracy is strictly below "
+        "that of guessing among the stored values)",
         "Paper I v3, associative recall",
         RECALL_ACCURACY["lstm"].text,
         "content_routing",

@@ -56,6 +56,30 @@ def without_e_notation(text: str) -> str:
                            f"{str(int(found[2])).translate(_SUPERSCRIPT)}", text)
 
 
+def written(value: float) -> str:
+    """A number in a sentence: a count or any number from 1,000 up whole, with thousands
+    separators (``1,800``, not ``1.8e+03``); the rest to 3 significant figures, as ``:.3g``
+    writes them (``0.954``, ``0.8``).
+
+    >>> written(1800.0), written(0.8), written(0.95412), written(12345.6)
+    ('1,800', '0.8', '0.954', '12,346')
+    """
+    if math.isfinite(value) and (float(value).is_integer() or abs(value) >= 1000):
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def capitalised(text: str) -> str:
+    """``text`` without the spaces around it and with a capital first letter, the rest as it
+    is (a claim's short name at the head of a line, a sentence from its parts).
+
+    >>> capitalised(" row 3 (the EM speed-up), reproduced")
+    'Row 3 (the EM speed-up), reproduced'
+    """
+    text = text.strip()
+    return text[:1].upper() + text[1:]
+
+
 def numbers(values, digits: int = 3) -> str:
     """A sequence of numbers, each by :func:`format_number`, in brackets: ``[0.136, 1.36 ×
     10⁻³]``."""

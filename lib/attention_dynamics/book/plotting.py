@@ -2,8 +2,13 @@
 
 Figures carry no titles (the caption in the book is the title), have an opaque white
 background so they stay readable in the theme's dark mode, and use seaborn's colour-blind
-palette. :func:`show_figure` displays a figure in its notebook and writes it as a PNG file that
-the derivation pages include with a numbered, captioned ``figure`` directive; the book build
+palette. Every figure is drawn for a narrow column (:data:`FIGURE_INCHES` wide, panels stacked
+rather than side by side) with no text under :data:`MIN_POINTS`, so that it reads both on a
+phone, where the page shrinks it to the column, and on a desktop screen, where it shows at its
+natural size; :func:`layout_problems` checks a figure against that (text inside the canvas, no
+two texts overlapping, every text at least :data:`MIN_SHOWN_PX` px where it is shown).
+:func:`show_figure` displays a figure in its notebook and writes it as a PNG file that the
+derivation pages include with a numbered, captioned ``figure`` directive; the book build
 points ``$ATTENTION_DYNAMICS_FIGURES`` at ``book/figures`` of the tree it renders.
 """
 
@@ -11,16 +16,70 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter
+from matplotlib.transforms import ScaledTranslation
 
 from attention_dynamics.book.results import book_root
 
 FIGURES_DIR_VARIABLE = "ATTENTION_DYNAMICS_FIGURES"
+
+
+FIGURE_DPI = 110
+"""Pixels per inch of the figures' PNG files (and of their display in a notebook)."""
+
+FIGURE_INCHES = 5.0
+"""The width of every chapter figure, in inches (550 px at :data:`FIGURE_DPI`), narrow enough
+that text of :data:`MIN_POINTS` still shows at :data:`MIN_SHOWN_PX` px or more when a phone
+shrinks the figure to its column (:data:`PHONE_COLUMN_PX`), and shown at its natural size,
+text at 15 px or more, in a desktop column (:data:`DESKTOP_COLUMN_PX`)."""
+
+COLUMN_INCHES = 9.0
+"""The widest figure, in inches, that the text column shows near its natural size on a desktop
+screen (990 px against a column of about 770 px); a phone shrinks it to a third. Only figures
+not yet drawn for the narrow column use it (the benchmarks page's ratios, whose long bar labels
+need it); a chapter figure is :data:`FIGURE_INCHES` wide."""
+
+PHONE_COLUMN_PX = 330
+"""The width, in CSS px, of the column a figure is shown in on a 390 px phone screen (the text
+column is about 342 px; a notebook's output area a little narrower)."""
+
+DESKTOP_COLUMN_PX = 770
+"""The width, in CSS px, of the text column on a 1,400 px desktop screen."""
+
+SHOWN_WIDTHS_PX = (PHONE_COLUMN_PX, DESKTOP_COLUMN_PX)
+"""The column widths a figure must read at."""
+
+MIN_SHOWN_PX = 9.0
+"""The smallest text, in CSS px as shown, that a figure may hold at any of
+:data:`SHOWN_WIDTHS_PX`."""
+
+MIN_POINTS = 10
+"""The smallest font size, in points, of any text in a figure (at :data:`FIGURE_INCHES` it
+shows at ``10 / 72 * 330 / 5.0 = 9.2`` px on a phone)."""
+
+LEGEND_POINTS = MIN_POINTS
+"""The legends' font size in points."""
+
+_FONT_POINTS = {
+    "font.size": 10.5,
+    "axes.labelsize": 10.5,
+    "axes.titlesize": 10.5,
+    "xtick.labelsize": MIN_POINTS,
+    "ytick.labelsize": MIN_POINTS,
+    "legend.fontsize": LEGEND_POINTS,
+    "legend.title_fontsize": LEGEND_POINTS,
+    "figure.titlesize": 11,
+    "figure.labelsize": 10.5,
+}
+"""The style's font sizes (points), none under :data:`MIN_POINTS`."""
 
 
 def use_book_style() -> None:
@@ -31,9 +90,10 @@ def use_book_style() -> None:
         "axes.facecolor": "white",
         "savefig.facecolor": "white",
         "savefig.transparent": False,
-        "figure.dpi": 110,
-        "savefig.dpi": 110,
+        "figure.dpi": FIGURE_DPI,
+        "savefig.dpi": FIGURE_DPI,
         "figure.constrained_layout.use": True,
+        **_FONT_POINTS,
     })
 
 
@@ -44,33 +104,53 @@ def figures_dir() -> Path:
     return (book_root() or Path.cwd()) / "_build" / "figures"
 
 
-COLUMN_INCHES = 9.0
-"""The widest figure, in inches, that the book's text column shows at nearly natural size
-(about 990 px at the style's 110 dpi, against a column of about 770 px on a desktop screen),
-so that tick labels stay at 9 pt or more where they are shown."""
-
-
-LEGEND_POINTS = 11
-"""The legends' font size in points, which shows as 9 pt or more on a desktop screen when a
-figure :data:`COLUMN_INCHES` wide is shown in the text column."""
-
-
 def legend_outside(ax: matplotlib.axes.Axes, where: str = "below", ncol: int = 1,
                    **legend_kw) -> None:
     """``ax``'s legend outside the panel, off the data, without a frame, at
     :data:`LEGEND_POINTS`: ``where`` is ``"below"`` (under the horizontal axis label) or
     ``"above"`` (over the panel, from its left edge); ``ncol`` columns; ``legend_kw`` go to
     ``Axes.legend`` (``handles``, ...)."""
-    places = {"below": {"loc": "upper center", "bbox_to_anchor": (0.5, -0.3)},
-              "above": {"loc": "lower left", "bbox_to_anchor": (0, 1.0), "borderaxespad": 0.2}}
-    if where not in places:
-        raise ValueError(f"where must be one of {', '.join(places)}; got {where!r}")
-    ax.legend(**places[where], ncol=ncol, frameon=False, fontsize=LEGEND_POINTS, **legend_kw)
+    if where not in ("below", "above"):
+        raise ValueError(f"where must be one of below, above; got {where!r}")
+    if where == "above":
+        place = {"loc": "lower left", "bbox_to_anchor": (0, 1.0), "borderaxespad": 0.2}
+    else:  # under the tick labels and a one-line axis label, whatever the panel's height
+        drop = 0.5 + 0.2 * ax.get_xlabel().count("\n")
+        shift = ax.transAxes + ScaledTranslation(0, -drop, ax.figure.dpi_scale_trans)
+        place = {"loc": "upper center", "bbox_to_anchor": (0.5, 0), "bbox_transform": shift,
+                 "borderaxespad": 0}
+    ax.legend(**place, ncol=ncol, frameon=False, fontsize=LEGEND_POINTS, **legend_kw)
 
 
-def panel_grid(n_panels: int, columns: int = 2, panel_size: tuple[float, float] = (4.4, 3.3),
+def short_log_labels(ax: matplotlib.axes.Axes, axis: str = "y") -> None:
+    """Label ``ax``'s log-scale ``axis`` (``"x"`` or ``"y"``) with plain short numbers
+    (``0.854``, ``2``) instead of powers of ten, which a log axis spanning less than a decade
+    prints on every minor tick (``8.54 × 10⁻¹``)."""
+    short = FuncFormatter(lambda value, _: f"{value:.3g}")
+    chosen = ax.yaxis if axis == "y" else ax.xaxis
+    chosen.set_major_formatter(short)
+    chosen.set_minor_formatter(short)
+
+
+def figure_legend(fig: matplotlib.figure.Figure, handles=None, ncol: int = 1,
+                  where: str = "lower", **legend_kw) -> None:
+    """One legend for the whole figure, outside its panels (``where``: ``"lower"``, under them,
+    or ``"upper"``, over them), centred, without a frame, at :data:`LEGEND_POINTS`;
+    ``handles`` default to the first panel's labelled artists."""
+    if where not in ("lower", "upper"):
+        raise ValueError(f"where must be one of lower, upper; got {where!r}")
+    if handles is None:
+        handles = fig.axes[0].get_legend_handles_labels()[0]
+    fig.legend(handles=handles, loc=f"outside {where} center", ncol=ncol, frameon=False,
+               fontsize=LEGEND_POINTS, **legend_kw)
+
+
+def panel_grid(n_panels: int, columns: int = 1,
+               panel_size: tuple[float, float] = (FIGURE_INCHES, 2.9),
                **subplot_kw) -> tuple[matplotlib.figure.Figure, np.ndarray]:
-    """A figure of ``n_panels`` panels, ``columns`` to a row, sized for the text column.
+    """A figure of ``n_panels`` panels, ``columns`` to a row (one: stacked), each
+    ``panel_size`` inches (the figure's width is ``columns`` times the first, so keep it at
+    :data:`FIGURE_INCHES` in all).
 
     Returns the figure and a flat array of exactly ``n_panels`` axes, in reading order (unused
     cells of the last row are removed), so that code written for one row of panels
@@ -98,9 +178,14 @@ def show_figure(name: str, fig: matplotlib.figure.Figure, caption: str | None = 
 
     ``caption`` (MyST markdown, the title in bold first) goes with the displayed figure as its
     output's metadata, for the book's page to show under it; a figure that a chapter page
-    also shows takes that page's caption instead and needs none here."""
+    also shows takes that page's caption instead and needs none here. A figure with a
+    :func:`layout_problems` problem is still saved and shown, with a warning that lists them."""
     if not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"name must hold only letters, digits, '_' and '-'; got {name!r}")
+    problems = layout_problems(fig)
+    if problems:  # said where the notebook runs, in its output: the figure is still shown
+        warnings.warn(f"figure {name} does not read at every width: " + "; ".join(problems),
+                      stacklevel=2)
     folder = figures_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
@@ -130,3 +215,61 @@ def plot_seed_band(ax: matplotlib.axes.Axes, x, runs, color, label: str | None =
         raise ValueError(f"runs must have shape (len(x), R) = ({len(x)}, R); got {data.shape}")
     ax.plot(x, data.mean(axis=1), color=color, label=label, **line_style)
     ax.fill_between(x, data.min(axis=1), data.max(axis=1), color=color, alpha=alpha, lw=0)
+
+
+def drawn_texts(fig: matplotlib.figure.Figure) -> list[Text]:
+    """Every text that drawing ``fig`` puts on its canvas (tick labels, axis labels, titles,
+    legends, annotations...), in drawing order: those drawn and not empty, no hidden tick label
+    nor the label of an axis without one."""
+    drawn: list[Text] = []
+    original = Text.draw
+
+    def recording(text, renderer):
+        original(text, renderer)
+        if text.get_visible() and text.get_text().strip():
+            drawn.append(text)
+
+    Text.draw = recording
+    try:
+        fig.canvas.draw()
+    finally:
+        Text.draw = original
+    return drawn
+
+
+def layout_problems(fig: matplotlib.figure.Figure, widths_px=SHOWN_WIDTHS_PX,
+                    min_px: float = MIN_SHOWN_PX, tolerance_px: float = 0.5) -> list[str]:
+    """What keeps ``fig`` from reading where it is shown, one line each (none: it reads).
+
+    The figure is drawn as its PNG file is (at :data:`FIGURE_DPI`) and shown in columns
+    ``widths_px`` CSS px wide: at its natural width where that fits, else shrunk to the column.
+    Every drawn text (:func:`drawn_texts`) must lie inside the canvas, overlap no other drawn
+    text (bounding boxes, by more than ``tolerance_px`` either way), and show at ``min_px`` px
+    or more in every column."""
+    fig.set_dpi(FIGURE_DPI)
+    texts = drawn_texts(fig)
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.canvas.get_width_height()
+    boxes = [text.get_window_extent(renderer) for text in texts]
+    names = [repr(text.get_text())[:60] for text in texts]
+    problems = []
+    for name, box in zip(names, boxes, strict=True):
+        if (box.x0 < -tolerance_px or box.y0 < -tolerance_px or box.x1 > width + tolerance_px
+                or box.y1 > height + tolerance_px):
+            problems.append(f"{name} is cut: it spans x {box.x0:.0f}..{box.x1:.0f}, "
+                            f"y {box.y0:.0f}..{box.y1:.0f} of a {width} x {height} px canvas")
+    for i, first in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            second = boxes[j]
+            wide = min(first.x1, second.x1) - max(first.x0, second.x0)
+            high = min(first.y1, second.y1) - max(first.y0, second.y0)
+            if wide > tolerance_px and high > tolerance_px:
+                problems.append(f"{names[i]} and {names[j]} overlap ({wide:.0f} x {high:.0f} px)")
+    for shown in widths_px:
+        scale = min(1.0, shown / width)
+        for name, text in zip(names, texts, strict=True):
+            px = text.get_fontsize() / 72 * FIGURE_DPI * scale
+            if px < min_px:
+                problems.append(f"{name} shows at {px:.1f} px in a {shown} px column "
+                                f"(at least {min_px:g})")
+    return problems

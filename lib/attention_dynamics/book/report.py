@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,10 +21,16 @@ import numpy as np
 import pandas as pd
 
 from attention_dynamics.book.catalogue import describe
-from attention_dynamics.book.claims import FAILED_SHARE, FALL, SEED_LEVEL, SOLVED_SHARE
-from attention_dynamics.book.formatting import format_number, without_e_notation
+from attention_dynamics.book.claims import (
+    FAILED_SHARE,
+    FALL,
+    SEED_LEVEL,
+    SOLVE_MULTIPLE,
+    SOLVED_SHARE,
+)
+from attention_dynamics.book.formatting import capitalised, format_number, without_e_notation
 from attention_dynamics.book.results import Results
-from attention_dynamics.book.rule_log import CLAIM_NAMES
+from attention_dynamics.book.rule_log import CLAIM_NAMES, RULE_LOG, RuleChange, moving_changes
 from attention_dynamics.book.verdicts import (
     BASES,
     CONTROL,
@@ -205,8 +211,7 @@ def findings_text(ledger: Ledger, names: Mapping[str, str] = CLAIM_NAMES) -> str
                       else f"ours {format_number(row['ours'])} against {null}")
             decide = (f" What would decide it: {without_e_notation(row['would change'])}."
                       if verdict == "inconclusive" and row["would change"] else "")
-            name = names.get(claim.key, "")
-            name = name[:1].upper() + name[1:] if name else row["claim"]
+            name = capitalised(names.get(claim.key, "")) or row["claim"]
             lines.append(f"- *{name}* (row {number}, chapter "
                          f"{CHAPTER_NUMBERS[claim.notebook]}): {reason}.{decide}")
         parts.append(f"**{heading} ({len(rows)}).**\n\n" + "\n".join(lines))
@@ -254,9 +259,10 @@ def summary_text(ledger: Ledger) -> str:
 
 
 def provenance_table(ledger: Ledger) -> pd.DataFrame:
-    """One row per decide results file: profile, date, commit, CPU and the kernels torch ran on
-    it, and whether it is current (or why it is stale, in words, with the number of files or
-    claims a reason lists)."""
+    """One row per decide results file (HTML cells): profile, date, commit (as code: an
+    audit's reference, not words), CPU and the kernels torch ran on it, and whether it is
+    current (or why it is stale, in words, with the number of files or claims a reason
+    lists)."""
     def plain(reason: str) -> str:  # the reason's words, its list of files or claims counted
         words, _, listed = reason.partition(": ")
         count = len(listed.split(", ")) if listed else 0
@@ -267,14 +273,18 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
             return "current"
         return "stale: " + "; ".join(plain(reason) for reason in content["stale_reasons"])
 
+    def commit(content: dict) -> str:
+        return (f"<code>{_text(content['commit'][:12])}</code>" if content.get("commit")
+                else "not recorded")
+
     return pd.DataFrame({
         notebook: {
-            "profile": content["profile"],
-            "date": content.get("date", "not recorded"),
-            "commit": content.get("commit", "not recorded")[:12],
-            "CPU": content["versions"].get("cpu_model", "not recorded"),
-            "CPU kernels": content["versions"].get("cpu_capability", "not recorded"),
-            "library": library(content),
+            "profile": _text(content["profile"]),
+            "date": _text(content.get("date", "not recorded")),
+            "commit": commit(content),
+            "CPU": _text(content["versions"].get("cpu_model", "not recorded")),
+            "CPU kernels": _text(content["versions"].get("cpu_capability", "not recorded")),
+            "library": _text(library(content)),
         }
         for notebook, content in ledger.decided.items()
     }).T
@@ -441,7 +451,9 @@ def verdicts_text() -> str:
   the run, or the claim's own setting, run in full, never reaches the regime the
   claim is about. *Undecided for budget*: the verdict rests on the model not having
   learned while training stopped before the effect could show (the loss still fell by
-  more than {FALL:.0%} over its last tenth, or the run trained on fewer than
+  more than {FALL:.0%} over its last tenth; the run trained fewer than {SOLVE_MULTIPLE}
+  times the steps that solving its task took, its own or, for another architecture, the
+  transformer's; or, where no such step is measured, it trained on fewer than
   {ShortBudget.min_fraction:.0%} of the sequences that the authors' own training
   script goes through), the model has not reached the regime the claim is about, or
   too few seeds (or too small a probe) leave an interval on both sides of its bound.
@@ -496,10 +508,25 @@ def _text(words: object) -> str:
     return html.escape(str(words), quote=False)
 
 
-def ledger_table(ledger: Ledger) -> pd.DataFrame:
+RULE_LOG_PAGE = "rule_log.html"
+"""The book's page of the rule log, relative to the report's page (both notebooks)."""
+
+
+def rule_log_mark(key: str | None, rule_log: Sequence[RuleChange] = RULE_LOG) -> str:
+    """A short mark for a row whose verdict the rule log moved (HTML, linking to the log's
+    page, with how many changes moved it), or an empty string for a row it never moved."""
+    moved = sum(key in change.moved for change in moving_changes(rule_log))
+    if not moved:
+        return ""
+    times = "" if moved == 1 else f" {moved}×"
+    return (f'<br><small><a href="{RULE_LOG_PAGE}" title="the rule log moved this '
+            f'row\'s verdict">verdict moved by the rule log{times}</a></small>')
+
+
+def ledger_table(ledger: Ledger, rule_log: Sequence[RuleChange] = RULE_LOG) -> pd.DataFrame:
     """The report's table (HTML cells): each claim with its source, paper's number and rule;
-    ours with the null; the headline verdict with its basis, reason and what would change it;
-    the other profile's verdict."""
+    ours with the null; the headline verdict with its basis, reason and what would change it,
+    and a mark where the rule log (``rule_log``) moved it; the other profile's verdict."""
     headline = ledger.headline
     rows = list(zip(ledger.claims, (row for _, row in headline.iterrows()),
                     ledger.table.to_dict("records"), ledger.decide_rows, strict=True))
@@ -526,7 +553,8 @@ def ledger_table(ledger: Ledger) -> pd.DataFrame:
             f"<b>{row['verdict']}</b> ({row['profile']})<br><small>basis: {row['basis']}"
             + (f": {_text(row['reason'])}" if row["reason"] else "")
             + f"<br><i>would change it:</i> {_text(row['would change'])}</small>"
-            for _, row, _, _ in rows],
+            + rule_log_mark(claim.key, rule_log)
+            for claim, row, _, _ in rows],
         "the other profile": [other_profile(*parts) for parts in rows],
     }, index=ledger.numbers).map(without_e_notation)
 

@@ -643,9 +643,9 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "2026-12-05",
         "after 3e9f893",
         ("lstm-recall-fails",),
-        "the mean accuracy over the seeds at most that of guessing among the stored values; no "
-        "budget check",
-        "each seed's accuracy at most that, and the share of such seeds by its one-sided 95 % "
+        "the mean accuracy over the seeds strictly below that of guessing among the stored "
+        "values; no budget check",
+        "each seed's accuracy strictly below that, and the share of such seeds by its one-sided 95 % "
         "bounds; counted only after three times the steps the transformer needed to solve "
         "recall",
         "without a budget check, a run too short to learn could reproduce the failure",
@@ -1214,6 +1214,173 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "inconclusive (decide: 0 of 12 seeds; the attention stayed near uniform)",
         "inconclusive (decide: the same numbers and reason)",
         {"attention-first-authors-setting": ("3e4f52af9d047b1c", "af44c0b661ce2875")},
+    ),
+    # the referee's reading of 2026-12-07 (eight rows refused)
+    RuleChange(
+        "2026-12-07",
+        "after 0c7270e",
+        ("attention-first-fresh", "attention-first-fresh-sgd", "precision-after-settling"),
+        "settling timed from the first record after which a part's distance to the end state "
+        "stays within the larger of a tenth of its distance at the start and the end window's "
+        "own jitter, wherever that record lies; guarded by every seed's attention settling "
+        "before the last fifth of the run",
+        "the same band, but a part has settled only where it stays in it from at least the end "
+        "window's length before the window begins; a part that has not settled so counts as "
+        "not settled: its step reads as the run's last, an attention not settled is never "
+        "first (values not settled settle after a settled attention) and gains nothing after "
+        "settling; the same guard, whose reason now says that the attention had not settled",
+        "the band is as wide as the end window's largest distance, so every record of the "
+        "window lies inside it and a part still drifting when the window begins settled there, "
+        "whatever the length of the run: the settling steps followed the window (the attention "
+        "at 1,500 to 1,800 of 2,000 steps, where the window begins at 1,825, and at 1,275 to "
+        "1,350 of 1,500 in chapter 4, where it begins at 1,350), so a longer run could not "
+        "decide these rows. A part seen at rest over a stretch as long as the window before it "
+        "is settled at any run length; one that drifts into the window is not. A band fixed in "
+        "advance, without the jitter, was not taken: it would count a part that jitters around "
+        "where it has come to rest, as the values do at the larger value rate, as never "
+        "settling, which would make the order a matter of noise",
+        "inconclusive, all three (decide: the attention first on 21 of 24 seeds under EM-like "
+        "and under SGD, its latest seed settled at 1,800 of 2,000 steps; chapter 4 its latest "
+        "at 1,350 of 1,500, the gain on 2 of 6 seeds)",
+        "inconclusive, all three, for the guard (decide, recomputed from its settling steps: "
+        "the attention settled on 2 of 24 seeds under EM-like and 3 of 24 under SGD, the values "
+        "on none, so the attention first on 2 and 3 of 24; in chapter 4 the attention settled "
+        "on none of 6 seeds and the precision on 5, so the precision first on 5 of 6; a "
+        "longer run would decide). The gain of each of chapter 4's seeds, whose attention no "
+        "longer settles, is measured anew at the run's last step when the chapter is rerun",
+        {
+            "attention-first-fresh": ("b28b287c0f034c10", "d0f2a037d3521fdb"),
+            "attention-first-fresh-sgd": ("c0b88194570d1486", "8c997adeabf1a8c7"),
+            "precision-after-settling": ("92437a888a640ecd", "68de18d025cf1be6"),
+        },
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 0c7270e",
+        (
+            "bijection-separate-matches-bayes",
+            "bijection-shared-matches-bayes",
+            "transformer-bijection-matches-bayes",
+            "mamba-bijection-matches-bayes",
+            "lstm-bijection-matches-bayes",
+        ),
+        "each seed's entropy error closing 95 % of the context-free floor's gap to 0, and the "
+        "share of such seeds by its one-sided 95 % bounds against one half",
+        "the same, and partly unless the share of seeds whose error is below 0.01 bits passes "
+        "the same test: the size that the papers state and the authors' own pass bar",
+        "closing 95 % of a floor of 1.1 to 1.3 bits admits an error of about 0.06 bits, while "
+        "Paper I states 0.003 to 0.007 bits for the transformer, 0.010 for Mamba and 0.009 for "
+        "the LSTM, the authors' released checkpoints hold 0.0067, 0.0133 and 0.0092, and "
+        "their evaluation script of the bijection calls a model Bayesian only below 0.01 bits "
+        "(partial below 0.1): a match at several times the stated size reproduces the effect, "
+        "not its size",
+        "reproduced, all five (decide: 6 of 6 seeds each closing the floor's gap)",
+        "partly, all five (decide: seeds below 0.01 bits, separate layout 0 of 6, errors 0.012 "
+        "to 0.018; shared layout 0 of 6, 0.022 to 0.023; chapter 5's transformer 0 of 6, "
+        "0.013 to 0.015; Mamba 1 of 6, 0.0099 to 0.012; the LSTM 0 of 6, 0.012 to 0.017)",
+        {
+            "bijection-separate-matches-bayes": ("09d47b47c83acc76", "805d57930abd7b3a"),
+            "bijection-shared-matches-bayes": ("751fb74b91409088", "f92c1a3352aadf99"),
+            "transformer-bijection-matches-bayes": ("8e201ff3ff1a4f7b", "191562c6c53eeac2"),
+            "mamba-bijection-matches-bayes": ("1a5fa4d54e8d3262", "3afd2c6dbedcf1c4"),
+            "lstm-bijection-matches-bayes": ("0228f36f46e1f09e", "d0426d56462ba63d"),
+        },
+        moved={key: Move("reproduced", "partly", "decide") for key in (
+            "bijection-separate-matches-bayes",
+            "bijection-shared-matches-bayes",
+            "transformer-bijection-matches-bayes",
+            "mamba-bijection-matches-bayes",
+            "lstm-bijection-matches-bayes",
+        )},
+        in_brief="a match with the Bayes entropy on bijections must also reach the size the "
+        "papers state, an error below 0.01 bits, the authors' own pass bar; the runs close the "
+        "floor's gap but stay at 0.01 to 0.02 bits",
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 0c7270e",
+        ("coupled-specializes-further",),
+        "the coupled run's final specialization above the better of the two ablations (one half "
+        "frozen) on every seed",
+        "the same, and partly unless the coupled run also leads the better sequential order "
+        "(both halves trained, one after the other, so with no loop) on every seed at equal "
+        "updates: the coupled run half-way, each parameter updated as often as in a whole "
+        "sequential run, against that order's end",
+        "the claim is Paper II's positive feedback, a loop between routing and values, but two "
+        "trained halves against one frozen half measures capacity as much as the loop: the "
+        "better sequential order, which has no loop, recovers 80 % of the coupled run's lead "
+        "over the ablations. Restating the row as 'both halves trained beat one frozen' would "
+        "make it true of any model with more trained parameters and no claim of the paper's; "
+        "kept as the paper's claim, it holds only in part until the loop's own margin, which "
+        "the row on the loop beyond capacity judges, is there on every seed",
+        "reproduced (quick: the lowest seed's lead over the better ablation 0.398)",
+        "partly (quick, rerun on this change's sources, the same numbers: at equal updates the "
+        "coupled run leads the better sequential order on 6 of 8 seeds, the lowest seed 0.023 "
+        "behind it)",
+        {"coupled-specializes-further": ("b546f8ed2158c9f4", "f66bc88be73c9385")},
+        moved={"coupled-specializes-further": Move("reproduced", "partly", "quick")},
+        in_brief="the coupled run's lead over a frozen half is mostly capacity, which "
+        "sequential training without a loop recovers in large part; beyond it, at equal "
+        "updates, the loop leads on 6 of 8 seeds, not on every one",
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 0c7270e",
+        (
+            "key-orthogonality-separate",
+            "key-orthogonality-shared",
+            "key-signed-cosine-shared",
+            "value-manifold-pc1-share-separate",
+            "value-manifold-pc1-share-shared",
+            "routing-gradients-fade",
+        ),
+        "a verdict against counts once the run has trained on 20 % of the authors' 12,800,000 "
+        "bijection training sequences",
+        "a verdict against counts once the run has trained three times the steps it needed to "
+        "solve its task (its first checkpoint from which the error at the key positions stays "
+        "within the solved bar of 0.05 bits; for the constant-rate runs, the latest seed's), "
+        "so that at least two thirds of the run lie after solving; a run that did not record "
+        "that step leaves such a verdict inconclusive and says so. Three is the multiple that "
+        "chapter 5 already takes, three times the transformer's solve steps, now one multiple "
+        "for the ledger",
+        "20 % was a bare number that no paper, null or run gave; the claims are about what "
+        "training forms once a model has solved its task, so the budget is measured in the "
+        "run's own time to solve it, as chapter 5 measures a failure in the transformer's",
+        "inconclusive, all six (decide: short budget, 192,000 sequences, 1.5 % of the authors')",
+        "inconclusive, all six (decide: the runs did not record the step at which they solved "
+        "the task, so no budget from the run itself is known; a rerun that records it decides "
+        "whether they trained long enough)",
+        {
+            "key-orthogonality-separate": ("17e48bc010a51133", "efbc80b251045015"),
+            "key-orthogonality-shared": ("983406bbce95615a", "d4b347ea0ee97d77"),
+            "key-signed-cosine-shared": ("06039dfd04395f5d", "1501dd7f197b0870"),
+            "value-manifold-pc1-share-separate": ("95bb574b0795f6b8", "b6b513fca9adc48a"),
+            "value-manifold-pc1-share-shared": ("f11d6d252bd19520", "0d32988c964bf107"),
+            "routing-gradients-fade": ("5f1fc2b526296397", "e75a2a75edb13b34"),
+        },
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 0c7270e",
+        (
+            "attention-first-authors-setting",
+            "hmm-length-generalisation",
+            "key-orthogonality-authors-checkpoint",
+        ),
+        "the same rules, with the authors' length test, their random-init results and this "
+        "book's deep sticky-chain model named by file or module in the null's and the other "
+        "setting's words",
+        "the same rules, named in words: the authors' test, the authors' results file, this "
+        "book's deep sticky-chain model",
+        "a reader's text names no file or module; the rules, nulls and values are unchanged",
+        "the order of settling at the authors' setting inconclusive, length generalisation "
+        "reproduced, the authors' checkpoint's key orthogonality not reproduced (decide)",
+        "the same: inconclusive, reproduced, not reproduced (decide)",
+        {
+            "attention-first-authors-setting": ("af44c0b661ce2875", "627d66cf9bcff800"),
+            "hmm-length-generalisation": ("7d8c8b97bb5669d1", "8d0100e027b525ea"),
+            "key-orthogonality-authors-checkpoint": ("65d6f3f75108f840", "a9fc7737795754af"),
+        },
     ),
 )
 """Every logged change of a rule, oldest first (the book's page of the rule log shows them).

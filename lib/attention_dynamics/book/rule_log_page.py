@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import date
 
+from attention_dynamics.book.formatting import capitalised
 from attention_dynamics.book.rule_log import CLAIM_NAMES, RuleChange, moving_changes
 from attention_dynamics.book.verdicts import Claim
 
@@ -87,14 +88,9 @@ def _profiles(change: RuleChange) -> str:
     return f"{_joined(profiles)} profile{'s' if len(profiles) > 1 else ''}"
 
 
-def _capitalised(text: str) -> str:
-    text = text.strip()
-    return text[:1].upper() + text[1:]
-
-
 def _sentence(text: str) -> str:
     """``text`` with a capital first letter and a full stop."""
-    text = _capitalised(text)
+    text = capitalised(text)
     return text + ("" if text.endswith(".") else ".")
 
 
@@ -104,7 +100,7 @@ def changelog_text(rule_log: Sequence[RuleChange], registry: dict[str, Claim]) -
     one sentence what changed."""
     parts = []
     for day, changes in _by_date(moving_changes(rule_log)):
-        items = [f"- {_capitalised(moves_phrase(change, registry, strong=True))} "
+        items = [f"- {capitalised(moves_phrase(change, registry, strong=True))} "
                  f"({_profiles(change)}). "
                  f"{_sentence(change.in_brief)}" for change in changes]
         parts.append(f"**{long_date(day)}**\n\n" + "\n".join(items))

@@ -79,6 +79,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from attention_dynamics.book.formatting import written
 from attention_dynamics.book.statistics import binomial_tail, check_level, clopper_pearson
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "inconclusive")
@@ -760,8 +761,8 @@ class Solved:
         bar = self.bar(metrics)
         if error > bar:
             against = "" if self.relative_to is None else (
-                f", {self.max_error:g} × {self.relative_to}")
-            return f"{self.unmet} ({self.metric} = {error:.3g}, above {bar:.3g}{against})"
+                f", {self.max_error:g} × {written(metrics[self.relative_to])}")
+            return f"{self.unmet} (measured {written(error)}, above {written(bar)}{against})"
         return None
 
     def would_decide(self, metrics: dict[str, float] | None = None) -> str:
@@ -771,9 +772,13 @@ class Solved:
             return self.by_design
         if self.other_setting is not None:
             return self.other_setting
-        bar = f"{self.max_error:g}" if self.relative_to is None else (
-            f"{self.max_error:g} × {self.relative_to}")
-        return f"training until {self.metric} is at most {bar} ({self.unmet} in this run)"
+        if self.relative_to is None:
+            bar = f"{self.max_error:g}"
+        elif metrics is not None and self.relative_to in metrics:
+            bar = f"{self.max_error:g} × {written(metrics[self.relative_to])}"
+        else:
+            bar = f"{self.max_error:g} times its reference"
+        return f"training until the measure is at most {bar} ({self.unmet} in this run)"
 
 
 @dataclass(frozen=True)
@@ -806,25 +811,74 @@ class LeadingComponent:
 class BeyondTheSetting:
     """A claim whose effect a setting of the run (not the mechanism the claim names) produces
     by itself: ``metric`` holds the effect over what that setting alone gives, on the seed
-    where it is smallest (1: exactly what the setting gives). ``setting`` says in words what
-    the setting is and what it gives. A reproduced verdict is *partly* unless the effect
-    exceeds the setting's on every seed (``metric`` above 1)."""
+    where it is smallest (``none``, 1 for a ratio and 0 for a difference: exactly what the
+    setting gives). ``setting`` says in words what the setting is and what it gives. A
+    reproduced verdict is *partly* unless the effect exceeds the setting's on every seed
+    (``metric`` above ``none``)."""
 
     metric: str
     setting: str
+    none: float = 1.0
 
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why a reproduced verdict is only partly, or ``None`` when every seed's effect
         exceeds what the setting gives."""
         value = _metric(metrics, self.metric, "the check against the run's setting")
-        if value > 1:
+        if value > self.none:
             return None
         return (f"{self.setting}; over that, the effect is {value:.2f} on the lowest seed "
-                "(1 or below: no more than the setting gives by itself)")
+                f"({self.none:g} or below: no more than the setting gives by itself)")
 
     def would_decide(self) -> str:
         """What would make the verdict reproduced."""
         return "an effect beyond what the run's setting gives, on every seed"
+
+
+@dataclass(frozen=True)
+class PaperSize:
+    """A claim whose rule is an effect size against its null ("closes 95 % of the floor's gap")
+    while the paper states a size too ("an entropy MAE of 0.003 to 0.007 bits"): ``metric``
+    holds the value judged, seed by seed where the notebook recorded each seed's
+    (``<metric>_seed<i>``), and a seed reaches the paper's size when its value is below
+    ``bound``. A reproduced verdict is *partly* unless the share of seeds that reach that size
+    passes the same test as a share of seeds (its Clopper–Pearson interval at ``level`` above
+    one half; a single value: below the bound). ``stated`` says in words what the paper and
+    the authors state, and where.
+    """
+
+    metric: str
+    bound: float
+    stated: str
+    level: float = DIRECTIONAL_LEVEL
+
+    def __post_init__(self):
+        if not self.bound > 0:
+            raise ValueError(f"bound must be positive; got {self.bound!r}")
+        if not self.stated.strip():
+            raise ValueError("stated must say what size the paper states, and where")
+        check_level(self.level)
+
+    def reason(self, metrics: dict[str, float]) -> str | None:
+        """Why a reproduced verdict is only partly, or ``None`` when enough seeds reach the
+        paper's size."""
+        values = seed_values(metrics, self.metric) or [
+            _metric(metrics, self.metric, "the check of the paper's size")]
+        reached = sum(value < self.bound for value in values)
+        n = len(values)
+        if n == 1:
+            if reached:
+                return None
+        elif SeedShare("seeds", level=self.level).judge(reached / n, metrics={"seeds": n}) \
+                == REPRODUCED:
+            return None
+        spread = (f"{values[0]:.3g}" if n == 1
+                  else f"{min(values):.3g} to {max(values):.3g}")
+        return (f"the size the paper states is missed: {self.stated}; {reached} of {n} "
+                f"seed{'s' if n > 1 else ''} below {self.bound:g} (ours {spread})")
+
+    def would_decide(self) -> str:
+        """What would make the verdict reproduced."""
+        return f"a value below {self.bound:g} on enough seeds (the size the paper states)"
 
 
 @dataclass(frozen=True)
@@ -836,7 +890,8 @@ class ShortBudget:
     Attributes:
         metric: the notebook metric holding the run's number of training sequences.
         authors: the authors' number of training sequences.
-        source: the authors' script or configuration that sets it (quoted in the reason).
+        source: the authors' script or configuration that sets it (the claim's citation;
+            the reason, in words for readers, names no file).
         min_fraction: the smallest share of the authors' budget that can decide a failure.
     """
 
@@ -858,7 +913,7 @@ class ShortBudget:
         share = ours / self.authors
         if share < self.min_fraction:
             return (f"short budget: trained on {ours:,.0f} sequences, {share:.1%} of the "
-                    f"{self.authors:,.0f} of {self.source}; a failure counts from "
+                    f"authors' {self.authors:,.0f}; a failure counts from "
                     f"{self.min_fraction:.0%}")
         return None
 
@@ -871,20 +926,29 @@ class ShortBudget:
 @dataclass(frozen=True)
 class Outlasted:
     """A failure counts only once the run has trained ``factor`` times the steps that a reference
-    architecture needed to solve the same task in the same run: ``steps_metric`` holds the run's
-    steps, ``reference_steps_metric`` the reference's (the first checkpoint from which it stays
+    needed to solve the same task in the same run: ``steps_metric`` holds the run's steps,
+    ``reference_steps_metric`` the reference's (the first checkpoint from which it stays
     solved), ``reference_solved_metric`` 1 if the reference solved the task at all. A reference
     that never solved it gives no budget, and then no failure counts either.
 
+    The reference may be another architecture (chapter 5: the transformer on the same task) or
+    the run itself (``reference="the run itself"``, without ``reference_solved_metric`` where a
+    check that the run solved its task guards the claim anyway): then a verdict that rests on
+    the model not having learned counts only after ``factor`` times the steps the run needed
+    to solve its task, its late phase measured in multiples of its own solve step. A run that
+    did not record the reference's solve step gives no budget either: the check says so (it
+    does not raise), and the verdict it guards is inconclusive.
+
     Attributes:
-        steps_metric, reference_steps_metric, reference_solved_metric: notebook metrics.
+        steps_metric, reference_steps_metric, reference_solved_metric: notebook metrics
+            (``reference_solved_metric`` may be ``None``: no check that the reference solved).
         factor: how many times the reference's steps a failing run must have had.
-        reference: the reference architecture, in words.
+        reference: the reference, in words.
     """
 
     steps_metric: str
     reference_steps_metric: str
-    reference_solved_metric: str
+    reference_solved_metric: str | None = None
     factor: float = 3.0
     reference: str = "the transformer"
 
@@ -892,11 +956,20 @@ class Outlasted:
         if not self.factor >= 1:
             raise ValueError(f"factor must be at least 1; got {self.factor!r}")
 
+    def _unrecorded(self, metrics: dict[str, float]) -> str | None:
+        """The reference's solve step's metric where the run did not record it, else None."""
+        return None if self.reference_steps_metric in metrics else self.reference_steps_metric
+
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why the run cannot decide a failure, or ``None`` if it outlasted the reference."""
         steps = _metric(metrics, self.steps_metric, "the outlasting check")
+        missing = self._unrecorded(metrics)
+        if missing:
+            return (f"the step at which {self.reference} solved the task was not recorded, "
+                    f"so no budget of {self.factor:g} times it is known")
         needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
-        if not _metric(metrics, self.reference_solved_metric, "the outlasting check"):
+        if self.reference_solved_metric is not None and not _metric(
+                metrics, self.reference_solved_metric, "the outlasting check"):
             return (f"{self.reference} did not solve the task within its {needed:,.0f} steps, "
                     "so no budget for a failure is known")
         if steps < self.factor * needed:
@@ -906,8 +979,11 @@ class Outlasted:
 
     def would_decide(self, metrics: dict[str, float] | None = None) -> str:
         """The training that would decide a failure this check left undecided, in words."""
-        if metrics is not None and _metric(metrics, self.reference_solved_metric,
-                                           "the outlasting check"):
+        if metrics is not None and self._unrecorded(metrics):
+            return (f"a run that records the step at which {self.reference} solved the task, "
+                    f"trained for {self.factor:g} times it")
+        if metrics is not None and (self.reference_solved_metric is None or _metric(
+                metrics, self.reference_solved_metric, "the outlasting check")):
             needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
             return f"training for at least {self.factor * needed:,.0f} steps"
         return (f"a run in which {self.reference} solves the task, and training for "
@@ -949,7 +1025,7 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
              budget: ShortBudget | Outlasted | None = None,
              undecidable: str | None = None,
              halves: tuple[float, float] | None = None,
-             carried_by: LeadingComponent | BeyondTheSetting | None = None,
+             carried_by: LeadingComponent | BeyondTheSetting | PaperSize | None = None,
              failure: bool = False) -> Decision:
     """The :class:`Decision` on ``value`` under ``rule`` against ``null``.
 
@@ -974,7 +1050,9 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         carried_by: for a claim about a leading component, the check that the component that
             carries the effect is PC1 (:class:`LeadingComponent`); for an effect that a setting
             of the run gives by itself, the check that it goes beyond it
-            (:class:`BeyondTheSetting`); a reproduced verdict that fails it is partly.
+            (:class:`BeyondTheSetting`); for a claim whose paper states a size beyond the
+            rule's effect size, the check that enough seeds reach it (:class:`PaperSize`); a
+            reproduced verdict that fails it is partly.
         failure: the claim is that a model fails (as every :class:`AtNull` claim is), so that
             a reproduced verdict, like a not reproduced one of a success claim, rests on the
             model not having learned and needs the training checks.
@@ -1120,8 +1198,9 @@ class Claim:
 
     ``failure`` marks a claim that a model fails (implied by an :class:`AtNull` rule or
     ``each_seed``), whose reproduced verdict needs the training checks. ``carried_by`` marks a
-    claim about a leading component (:class:`LeadingComponent`) or an effect that a setting of
-    the run gives by itself (:class:`BeyondTheSetting`), and
+    claim about a leading component (:class:`LeadingComponent`), an effect that a setting of
+    the run gives by itself (:class:`BeyondTheSetting`) or a size the paper states beyond the
+    rule's effect size (:class:`PaperSize`), and
     ``shown_with`` names other metrics, ``(label, metric)``, that the report shows beside the
     value without judging them (another variant of the same model, say).
 
@@ -1150,7 +1229,7 @@ class Claim:
     undecidable: str | None = None
     key: str | None = None
     each_seed: Bound | BeatsNull | ClosesGap | AtNull | None = None
-    carried_by: LeadingComponent | BeyondTheSetting | None = None
+    carried_by: LeadingComponent | BeyondTheSetting | PaperSize | None = None
     failure: bool = False
     shown_with: tuple[tuple[str, str], ...] = ()
     control: str | None = None
@@ -1226,7 +1305,7 @@ class Claim:
             "basis": made.basis if self.control is None else CONTROL,
             "would change": made.would_change,
             "shown with": "; ".join(
-                f"{label}: {_metric(metrics, metric, f'claim {self.claim!r}'):.3g}"
+                f"{label}: {written(_metric(metrics, metric, f'claim {self.claim!r}'))}"
                 for label, metric in self.shown_with),
             "interval low": low,
             "interval high": high,

@@ -8,7 +8,14 @@ import numpy as np
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from attention_dynamics.book.plotting import COLUMN_INCHES, legend_outside, panel_grid
+from attention_dynamics.book.plotting import (
+    FIGURE_INCHES,
+    MIN_POINTS,
+    figure_legend,
+    legend_outside,
+    panel_grid,
+    short_log_labels,
+)
 from attention_dynamics.chapters.content_routing.hmm_reading import EntropyTracking
 from attention_dynamics.chapters.content_routing.manifolds import Manifolds
 from attention_dynamics.chapters.content_routing.probes import (
@@ -40,7 +47,7 @@ def _run_score(run, task: str) -> float:
 def scores_figure(training: Training, tasks: dict[str, Task], scores: Scores) -> Figure:
     """One panel per task: each architecture's mean score over seeds (bar) and each seed's
     (dots), with the floors of models that ignore what the task asks them to read."""
-    fig, axes = panel_grid(3)
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 3.0))
     x = np.arange(len(ARCHITECTURES))
     recall = tasks["recall"]
     for ax, name in zip(axes, TASKS, strict=True):
@@ -57,8 +64,9 @@ def scores_figure(training: Training, tasks: dict[str, Task], scores: Scores) ->
             ax.set_ylim(0, 1.05)
         else:
             ax.set_yscale("log")
+            short_log_labels(ax)
             kind = "per sample" if name == "hmm" else "mean curve"
-            ax.set_ylabel(f"{name} entropy MAE, {kind} (bits)")
+            ax.set_ylabel(f"{name} entropy MAE,\n{kind} (bits)")
             floor = (scores.uniform_mae if name == "hmm"
                      else mean_entropy_gap_of_marginal(tasks["bijection"].n_symbols))
             ax.axhline(floor, color="0.4", ls="--", lw=1,
@@ -70,7 +78,8 @@ def scores_figure(training: Training, tasks: dict[str, Task], scores: Scores) ->
 def hmm_entropy_figure(tracking: EntropyTracking) -> Figure:
     """Each architecture's entropy against the Bayes entropy per sequence and position (bits),
     with the diagonal and the uniform posterior's entropy."""
-    fig, axes = panel_grid(4, sharex=True, sharey=True)
+    fig, axes = panel_grid(4, columns=2, panel_size=(FIGURE_INCHES / 2, 2.6), sharex=True,
+                           sharey=True)
     bayes = tracking.bayes.flatten()
     uniform = np.log2(tracking.n_states)
     for ax, arch in zip(axes, ARCHITECTURES, strict=True):
@@ -88,8 +97,8 @@ def manifolds_figure(manifolds: Manifolds) -> Figure:
     """PC1 against PC2 of each architecture's representations (rows) on each entropy task
     (columns), coloured by the Bayes entropy."""
     names = list(manifolds.entropy)
-    fig, axes = plt.subplots(len(ARCHITECTURES), len(names),
-                             figsize=(COLUMN_INCHES, 2.9 * len(ARCHITECTURES)))
+    fig, axes = plt.subplots(len(ARCHITECTURES), len(names), squeeze=False,
+                             figsize=(FIGURE_INCHES, 2.2 * len(ARCHITECTURES) + 1.0))
     for col, name in enumerate(names):
         entropy = manifolds.entropy[name].cpu().numpy()
         for row, arch in enumerate(ARCHITECTURES):
@@ -98,8 +107,9 @@ def manifolds_figure(manifolds: Manifolds) -> Figure:
             ax = axes[row, col]
             image = ax.scatter(scores[:, 0], scores[:, 1], c=entropy, cmap="viridis", s=3,
                                alpha=0.6)
-            ax.set_xlabel(f"PC1 ({100 * summary.pc1_share:.0f}%), {arch}, {name}", fontsize=9)
-            ax.set_ylabel(f"PC2 ({100 * summary.pc2_share:.0f}%)", fontsize=9)
+            ax.set_title(f"{arch}, {name}")
+            ax.set_xlabel(f"PC1 ({100 * summary.pc1_share:.0f}%)")
+            ax.set_ylabel(f"PC2 ({100 * summary.pc2_share:.0f}%)")
             ax.set_xticks([])
             ax.set_yticks([])
         fig.colorbar(image, ax=axes[:, col], location="bottom", shrink=0.9,
@@ -112,7 +122,7 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
     """Recall accuracy, the pair share of the mixing weights and of the input attribution over
     training (one line per seed; the dashed line is reading uniformly, ``1/P``), and where the
     transformer and the Mamba put their mass at the end."""
-    fig, axes = panel_grid(4)
+    fig, axes = panel_grid(4, panel_size=(FIGURE_INCHES, 2.8))
     columns = ("accuracy", "pair share", "attribution")
     table = routing.table.sort_index()
     for arch in PROBED:
@@ -122,23 +132,22 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
                 if column in data and data[column].notna().all():
                     ax.plot(data.index, data[column], "o-", color=PALETTE[arch], ms=3, lw=1.2,
                             alpha=0.85, label=arch if r == 0 else None)
-    labels = ("recall accuracy (probe)", "pair share of mixing weights",
-              "pair share of input attribution")
+    labels = ("recall accuracy\n(probe)", "pair share of\nmixing weights",
+              "pair share of\ninput attribution")
     for ax, label in zip(axes[:3], labels, strict=True):
         ax.set_xscale("symlog", linthresh=10)
         ax.set_xlim(0, probe.final_step * 1.1)
         ax.set_xlabel("training step (one line per seed)")
         ax.set_ylabel(label)
         ax.axhline(1 / probe.task.n_pairs, color="0.4", ls="--", lw=1)
-        legend_outside(ax, "above", ncol=len(PROBED))
+    figure_legend(fig, ncol=len(PROBED), where="upper")
     width = 0.38
     for k, (arch, mass) in enumerate(offsets.profiles.items()):
         axes[3].bar(np.array(offsets.offsets) + (k - 0.5) * width, mass.cpu().numpy(),
                     width=width, color=PALETTE[arch], label=arch)
     axes[3].set_xticks(offsets.offsets)
     axes[3].set_xlabel("position relative to the queried key")
-    axes[3].set_ylabel("share of the query row's mass (end)")
-    legend_outside(axes[3], "above", ncol=len(offsets.profiles))
+    axes[3].set_ylabel("share of the query\nrow's mass (end)")
     return fig
 
 
@@ -147,22 +156,33 @@ def recall_maps_figure(maps: RecallMaps) -> Figure:
     the queried pair of each row outlined, and for the Mamba the two positions where it reads
     it (dashed)."""
     archs = list(dict.fromkeys(arch for arch, _ in maps.maps))
-    fig, axes = plt.subplots(len(archs), len(maps.steps),
-                             figsize=(COLUMN_INCHES, 2.6 * len(archs)))
-    for row, arch in enumerate(archs):
-        for col, step in enumerate(maps.steps):
-            rows = maps.maps[arch, step]
-            n_queries, seq_len = rows.shape
-            ax = axes[row, col]
-            ax.imshow(rows, cmap="mako_r", aspect="auto", vmin=0)
-            ax.grid(False)
-            for m, (key_position, _) in enumerate(maps.pair_positions.tolist()):
-                ax.add_patch(plt.Rectangle((key_position - 0.5, m - 0.5), 2, 1, fill=False,
-                                           ec="C3", lw=1.5))
-                if maps.delay.get(arch):
-                    ax.add_patch(plt.Rectangle((key_position + maps.delay[arch] - 0.5, m - 0.42),
-                                               2, 0.84, fill=False, ec="C1", lw=1.2, ls="--"))
-            ax.set_yticks(range(n_queries), [f"q{m + 1}" for m in range(n_queries)])
-            ax.set_xticks(range(seq_len), maps.labels, fontsize=7)
-            ax.set_xlabel(f"{arch}, step {step}", fontsize=9)
+    panels = [(arch, step) for arch in archs for step in maps.steps]
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(FIGURE_INCHES, 1.45 * len(panels)))
+    for ax, (arch, step) in zip(axes[:, 0], panels, strict=True):
+        rows = maps.maps[arch, step]
+        n_queries, seq_len = rows.shape
+        ax.imshow(rows, cmap="mako_r", aspect="auto", vmin=0)
+        ax.grid(False)
+        for m, (key_position, _) in enumerate(maps.pair_positions.tolist()):
+            ax.add_patch(plt.Rectangle((key_position - 0.5, m - 0.5), 2, 1, fill=False,
+                                       ec="C3", lw=1.5))
+            if maps.delay.get(arch):
+                ax.add_patch(plt.Rectangle((key_position + maps.delay[arch] - 0.5, m - 0.42),
+                                           2, 0.84, fill=False, ec="C1", lw=1.2, ls="--"))
+        ax.set_yticks(range(n_queries), [f"q{m + 1}" for m in range(n_queries)])
+        every = -(-seq_len * MIN_POINTS // 290)  # a label per position while 10 pt ones fit
+        ax.set_xticks(range(0, seq_len, every), maps.labels[::every], fontsize=MIN_POINTS)
+        ax.set_xlabel(f"{arch}, step {step}")
     return fig
+
+
+FIGURES = {
+    "fig_routing_scores": lambda run: scores_figure(run.training, run.tasks, run.scores),
+    "fig_routing_hmm_entropy": lambda run: hmm_entropy_figure(run.tracking),
+    "fig_routing_manifolds": lambda run: manifolds_figure(run.manifolds),
+    "fig_routing_sharpening": lambda run: sharpening_figure(run.probe, run.routing, run.offsets),
+    "fig_routing_recall_maps": lambda run: recall_maps_figure(run.maps),
+}
+"""Every figure the chapter's notebook shows, by its file name, as a function of the chapter's
+run (what ``run`` returns) to the figure."""

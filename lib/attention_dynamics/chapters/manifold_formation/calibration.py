@@ -20,6 +20,7 @@ from attention_dynamics.chapters.manifold_formation.training import (
     evaluation_batches,
     key_position_mae,
     score,
+    solve_step,
     train,
 )
 from attention_dynamics.measures.metrics import EntropyReport
@@ -86,6 +87,8 @@ def bijections(results: Results, chosen: dict, device: torch.device, seed: int) 
         results.record(f"{layout}_bijection_kl_bits", report.kl_bits)
         results.record(f"{layout}_bijection_leaked_mass", report.leaked_mass)
         results.record(f"{layout}_bijection_loss_fall_last_tenth", relative_fall(run.history.loss))
+        results.record(f"{layout}_bijection_solve_step",
+                       solve_step(run.model, run.history, task, run.batches))
     return runs
 
 

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from attention_dynamics.book.plotting import COLUMN_INCHES, legend_outside, panel_grid
+from attention_dynamics.book.plotting import FIGURE_INCHES, legend_outside, panel_grid
 from attention_dynamics.chapters.manifold_formation.alignment import Alignment
 from attention_dynamics.chapters.manifold_formation.beyond_position import BeyondPosition
 from attention_dynamics.chapters.manifold_formation.calibration import BijectionRun, HmmRun
@@ -28,7 +28,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
     model's entropy against the Bayes filter's on the first held-out batch, one point per scored
     position; and the HMM model's mean error per observation at each tested length, the training
     length marked."""
-    fig, axes = panel_grid(3, panel_size=(4.4, 3.8))
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 3.2))
     for layout, run in runs.items():
         task, report = run.task, run.report
         keys = np.arange(1, task.n_pairs + 1)
@@ -52,7 +52,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
         axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"tested at K = {length}")
     axes[2].axvline(hmm.train_length, color="0.4", lw=1, ls=":")
     axes[2].set_xlabel("observation $t$")
-    axes[2].set_ylabel(r"mean $|H_{model} - H_{Bayes}|$ (bits)")
+    axes[2].set_ylabel("mean $|H_{model} - H_{Bayes}|$\n(bits)")
     legend_outside(axes[2], ncol=len(hmm.reports))
     return fig
 
@@ -61,41 +61,45 @@ def key_cosines_figure(keys: Keys) -> matplotlib.figure.Figure:
     """The cosines between the hypothesis keys of each layer-0 head (columns), for each layout
     trained and at initialisation (rows), with each head's mean ``|cos|``."""
     n_heads = next(iter(keys.matrices.values())).shape[0]
-    fig, axes = plt.subplots(len(keys.matrices), n_heads, figsize=(2.3 * n_heads, 9.6), squeeze=False)
+    fig, axes = plt.subplots(len(keys.matrices), n_heads, squeeze=False,
+                             figsize=(FIGURE_INCHES, 1.45 * len(keys.matrices) + 0.6))
     for row, ((layout, label), matrices) in enumerate(keys.matrices.items()):
         for head in range(matrices.shape[0]):
             ax = axes[row, head]
             image = ax.imshow(cosine_matrix(matrices[head]).cpu().numpy(), cmap="RdBu_r", vmin=-1, vmax=1)
-            ax.set_title(f"head {head}: mean |cos| {key_orthogonality(matrices[head]).item():.2f}",
-                         fontsize=10)
+            ax.set_title(f"head {head}\n{key_orthogonality(matrices[head]).item():.2f}")
             ax.set_xticks([])
             ax.set_yticks([])
             ax.grid(False)
             if head == 0:
-                ax.set_ylabel(f"{layout},\n{label}", fontsize=10)
-    fig.colorbar(image, ax=axes, shrink=0.6, label="cosine between hypothesis keys")
+                ax.set_ylabel(f"{layout},\n{label}")
+    fig.colorbar(image, ax=axes, shrink=0.6, label="cosine between\nhypothesis keys")
     return fig
 
 
 def alignment_figure(alignment: Alignment) -> matplotlib.figure.Figure:
-    """The separate layout's trained query-key alignment maps, one panel per layer (columns) and
-    per kind of key position (rows), query at key ``k`` against earlier position ``j``."""
+    """The separate layout's trained query-key alignment maps, one panel per layer (rows) and
+    per kind of key position (columns, a colour bar each under them), query at key ``k``
+    against earlier position ``j``."""
     n_layers = next(iter(alignment.maps.values())).shape[0]
-    fig, axes = plt.subplots(2, n_layers, figsize=(4.4 * n_layers, 7.6), squeeze=False)
-    for row, (against, maps) in enumerate(alignment.maps.items()):
+    fig, axes = plt.subplots(n_layers, 2, figsize=(FIGURE_INCHES, 2.7 * n_layers + 1.0),
+                             squeeze=False)
+    for column, (against, maps) in enumerate(alignment.maps.items()):
         limit = np.nanmax(np.abs(maps.numpy()))
         for layer in range(n_layers):
-            ax = axes[row, layer]
+            ax = axes[layer, column]
             image = ax.imshow(maps[layer].numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit)
             ax.set_facecolor("0.85")
             ax.grid(False)
             ax.set_xlabel(f"earlier {against} $j$")
-            ax.set_ylabel("query at key $k$")
+            if column == 0:
+                ax.set_ylabel("query at key $k$")
             for axis in (ax.xaxis, ax.yaxis):  # rows and columns count from 1, as in the text
                 axis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value + 1:.0f}"))
-            ax.set_title(f"layer {layer}, keys at {against} positions: "
-                         f"mean {np.nanmean(maps[layer].numpy()):.2f}", fontsize=10)
-            fig.colorbar(image, ax=ax, shrink=0.8, label=r"$\cos(q_k, k_j)$")
+            ax.set_title(f"layer {layer}, keys at {against}\n"
+                         f"positions: mean {np.nanmean(maps[layer].numpy()):.2f}")
+        fig.colorbar(image, ax=axes[:, column], location="bottom", shrink=0.9,
+                     label=rf"$\cos(q_k, k_j)$, {against} positions")
     return fig
 
 
@@ -109,19 +113,20 @@ def hmm_manifold_figure(inputs: ProtocolInputs, beyond: BeyondPosition) -> matpl
     component = beyond.component
     chosen = pca(points).scores[:, component - 1].reshape(entropy.shape).cpu()
     entropy_cpu = entropy.double().cpu()
-    fig, (left, right) = panel_grid(2)
+    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 3.2))
     image = left.scatter(entropy_cpu.flatten(), chosen.flatten(),
                          c=np.tile(np.arange(1, entropy.shape[1] + 1), entropy.shape[0]), cmap="viridis",
                          s=3, alpha=0.5)
     left.set_xlabel("Bayes filter entropy (bits)")
     left.set_ylabel(f"PC{component} score")
-    left.set_title(f"HMM, trained: PC{component} against the entropy", fontsize=10)
+    left.set_title(f"HMM, trained: PC{component} against the entropy")
     fig.colorbar(image, ax=left, label="observation $t$")
     right.scatter((entropy_cpu - entropy_cpu.mean(0)).flatten(), (chosen - chosen.mean(0)).flatten(), s=3,
                   alpha=0.4)
     right.set_xlabel("entropy minus its position's mean (bits)")
-    right.set_ylabel(f"PC{component} minus its position's mean")
-    right.set_title(f"within positions: |r| = {beyond.observed:.2f}", fontsize=10)
+    right.set_ylabel(f"PC{component} minus\nits position's mean")
+    right.set_title(f"within positions: |r| = {beyond.observed:.2f}")
+    fig.colorbar(image, ax=right).remove()  # the panels' widths stay equal
     return fig
 
 
@@ -139,8 +144,8 @@ def value_manifold_figure(manifold: ValueManifold) -> matplotlib.figure.Figure:
     per task (separate-layout bijection, HMM) and protocol of :data:`VALUE_MANIFOLD_PANELS`, the
     trained model (left) beside its initialisation (right)."""
     panels = VALUE_MANIFOLD_PANELS
-    fig, axes = plt.subplots(2 * len(panels), 2, figsize=(COLUMN_INCHES, 3.0 * 2 * len(panels)),
-                             squeeze=False)
+    fig, axes = plt.subplots(2 * len(panels), 2, squeeze=False,
+                             figsize=(FIGURE_INCHES, 2.5 * 2 * len(panels) + 1.2))
     shown = (("separate", "trained"), ("separate", "random init"), ("hmm", "trained"), ("hmm", "random init"))
     for combo, (task_name, label) in enumerate(shown):
         inputs = manifold.inputs[task_name]
@@ -164,11 +169,13 @@ def value_manifold_figure(manifold: ValueManifold) -> matplotlib.figure.Figure:
             shares = axes_of.explained_variance_ratio[:2].tolist()
             ax.set_xlabel(f"PC1 ({100 * shares[0]:.0f}%)")
             ax.set_ylabel(f"PC2 ({100 * shares[1]:.0f}%)")
-            ax.set_title(f"{task_label}, {label}:\n{protocol}", fontsize=10)
+            ax.set_title(f"{task_label}, {label}:\n{protocol}".replace(", before", ",\nbefore"))
+            ax.set_xticks([])  # the components' scales are arbitrary
+            ax.set_yticks([])
         if combo % 2:  # both runs of a task drawn: one colour bar for its rows
             task_rows = axes[(combo // 2) * len(panels) : (combo // 2 + 1) * len(panels)]
-            fig.colorbar(image, ax=task_rows.ravel().tolist(), label=f"Bayes entropy, {task_label} (bits)",
-                         shrink=0.6)
+            fig.colorbar(image, ax=task_rows.ravel().tolist(), location="bottom", shrink=0.8,
+                         label=f"Bayes entropy, {task_label} (bits)")
     return fig
 
 
@@ -178,7 +185,7 @@ def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
     (right; 0.1 at the threshold), against the training step."""
     shown, settle, relative = frame.seeds[0].table, frame.seeds[0].settle, frame.seeds[0].relative
     steps = frame.checkpoints[-1]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(COLUMN_INCHES, 5.0))
+    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 3.4))
     for column in shown.columns:
         if column.startswith("routing / value gradient, layer "):
             left.plot(shown.index, shown[column], "o-", ms=3,
@@ -188,7 +195,7 @@ def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
     left.set_yscale("log")
     left.set_xlabel("training step")
     left.set_ylabel(r"$\Vert\partial L/\partial s\Vert \,/\, \Vert\partial L/\partial v\Vert$")
-    left.set_title("routing against value gradients", fontsize=11)
+    left.set_title("routing against value gradients")
     legend_outside(left, ncol=2)
     for index, (name, marker) in enumerate(zip((*SETTLING, "precision"), "osD^", strict=True)):
         right.plot(shown.index, relative[:, index], f"{marker}{'--' if name == 'precision' else '-'}", ms=3,
@@ -197,7 +204,19 @@ def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
     right.set_xscale("symlog", linthresh=10)
     right.set_xlim(0, steps * 1.1)
     right.set_xlabel("training step")
-    right.set_ylabel("distance to the end state (0.1: settled)")
-    right.set_title("what settles when (seed 0)", fontsize=11)
+    right.set_ylabel("distance to the end state\n(0.1: settled)")
+    right.set_title("what settles when (seed 0)")
     legend_outside(right)
     return fig
+
+
+FIGURES = {
+    "fig_entropy_calibration": lambda run: calibration_figure(run.bijections, run.hmm),
+    "fig_key_cosines": lambda run: key_cosines_figure(run.keys),
+    "fig_qk_alignment": lambda run: alignment_figure(run.alignment),
+    "fig_hmm_manifold": lambda run: hmm_manifold_figure(run.manifold.inputs["hmm"], run.hmm_beyond),
+    "fig_value_manifold": lambda run: value_manifold_figure(run.manifold),
+    "fig_frame_precision": lambda run: frame_figure(run.frame),
+}
+"""Every figure the chapter's notebook shows, by its file name, as a function of the chapter's
+run (what ``run`` returns) to the figure."""

@@ -34,6 +34,7 @@ from attention_dynamics.chapters.manifold_formation.training import (
     key_position_mae,
     replicate_seed,
     score,
+    solve_step,
     train,
 )
 from attention_dynamics.measures.frame_precision import (
@@ -271,6 +272,7 @@ class FrameSeed:
         gain_interval: its 95 % t interval over the parts.
         keys_mae: the last checkpoint's mean-curve MAE (bits) at the key positions.
         loss_fall: the training loss's fall over the last tenth of training.
+        solve_step: the first checkpoint from which it stays solved at the key positions.
     """
 
     table: pd.DataFrame
@@ -284,6 +286,7 @@ class FrameSeed:
     gain_interval: tuple[float, float]
     keys_mae: float
     loss_fall: float
+    solve_step: int
 
 
 def frame_measures(run: FrameRun, data: FrameData) -> FrameSeed:
@@ -315,6 +318,7 @@ def frame_measures(run: FrameRun, data: FrameData) -> FrameSeed:
         gain=gains.mean().item(), gain_interval=t_interval(gains),
         keys_mae=key_position_mae(score(run.probe.at_step(end[-1]), task, data.run.batches), task),
         loss_fall=relative_fall(run.probe.history.loss).item(),
+        solve_step=solve_step(data.run.model, run.probe.history, task, data.run.batches),
     )
 
 
@@ -359,6 +363,7 @@ def frame_and_precision(results: Results, chosen: dict, run: BijectionRun, probe
         "precision_settle_step": [f.settle["precision"] for f in seeds],
         "bijection_entropy_mae_keys_bits": [f.keys_mae for f in seeds],
         "bijection_loss_fall_last_tenth": [f.loss_fall for f in seeds],
+        "bijection_solve_step": [f.solve_step for f in seeds],
     }
     for name, values in per_seed.items():
         results.record_spread(f"frame_{name}", values)

@@ -52,6 +52,10 @@ METRICS: tuple[Metric, ...] = (
     Metric("{layout}_bijection_loss_fall_last_tenth", "ratio",
            "Relative fall of the bijection transformer's training loss, last tenth of training against "
            "the tenth before it (0.05: fell 5 %), by layout", values={"layout": _LAYOUTS}),
+    Metric("{layout}_bijection_solve_step", "steps",
+           "First checkpoint from which the bijection transformer stays solved: its entropy MAE at "
+           "the key positions of held-out bijections at most 0.05 bits (its last checkpoint where it "
+           "is not solved there), by layout", values={"layout": _LAYOUTS}),
     # (b) HMM filtering, trained at one length and tested at longer ones
     Metric("hmm_parameters", "count", "Parameters of the HMM-filtering transformer"),
     Metric("hmm_steps", "setting", "Training steps of every HMM-filtering transformer"),
@@ -281,6 +285,10 @@ METRICS: tuple[Metric, ...] = (
     Metric("frame_bijection_loss_fall_last_tenth", "ratio",
            "Constant-rate runs: relative fall of the training loss, last tenth of training against the "
            "tenth before it", "spread"),
+    Metric("frame_bijection_solve_step", "steps",
+           "Constant-rate runs: first checkpoint from which the run stays solved, its entropy MAE at "
+           "the key positions of held-out bijections at most 0.05 bits (its last checkpoint where it "
+           "is not solved there)", "spread"),
     Metric("frame_attention_first_share", "share",
            "Share of the constant-rate seeds on which the attention settles strictly before the precision"),
     Metric("{measure}_settle_step", "steps",

@@ -8,11 +8,15 @@ task's answer slice.
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch import nn
 
+from attention_dynamics.book.claims import SOLVED_KEYS_BITS
 from attention_dynamics.chapters.progress import training_run
 from attention_dynamics.measures.metrics import EntropyReport, blind_predictor_maes, evaluate
+from attention_dynamics.measures.stability import first_stable_step
 from attention_dynamics.sequence_training import (
     SequenceTrainingConfig,
     SequenceTrainingHistory,
@@ -84,3 +88,18 @@ def blind_maes(task: Task, batches: list[TaskBatch], n_outcomes: int) -> dict[st
     ``n_outcomes`` outcomes, at ``task``'s scored positions."""
     bayes = torch.cat([batch.bayes_entropy_bits[:, task.query_positions] for batch in batches])
     return blind_predictor_maes(bayes, n_outcomes)
+
+
+def solve_step(model: nn.Module, history: SequenceTrainingHistory, task,
+               batches: list[TaskBatch]) -> int:
+    """The first checkpoint of ``history`` from which the model (``model``'s architecture with
+    each checkpoint's weights, in a copy) stays solved on ``batches``: its entropy MAE at
+    ``task``'s key positions at most ``SOLVED_KEYS_BITS`` (bits), as the ledger's solved bar.
+    A run not solved at its last checkpoint gets that checkpoint's step (it needed at least
+    its whole run; the solved bar's own check refuses its claims anyway)."""
+    scratch = copy.deepcopy(model)
+    meets = {step: key_position_mae(score(history.load_checkpoint(scratch, step), task, batches),
+                                    task) <= SOLVED_KEYS_BITS
+             for step in sorted(history.checkpoints)}
+    stable = first_stable_step(meets)
+    return stable if stable is not None else max(meets)

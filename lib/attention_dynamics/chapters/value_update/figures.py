@@ -10,7 +10,15 @@ import seaborn as sns
 from matplotlib.figure import Figure
 
 from attention_dynamics.book.formatting import format_number
-from attention_dynamics.book.plotting import legend_outside, panel_grid, plot_seed_band
+from attention_dynamics.book.plotting import (
+    FIGURE_INCHES,
+    LEGEND_POINTS,
+    MIN_POINTS,
+    figure_legend,
+    legend_outside,
+    panel_grid,
+    plot_seed_band,
+)
 from attention_dynamics.chapters.value_update.conditions import (
     LABELS,
     Conditions,
@@ -47,14 +55,15 @@ def _draw_value_paths(ax, values, weights, groups, n_groups: int, reach: float,
         tip = basis[g].numpy() / np.linalg.norm(basis[g].numpy()) * reach
         ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color="0.6",
                                                                lw=1.2))
-        ax.text(*(tip * 1.1), f"class {g}", color="0.35", ha="center", va="center", fontsize=9)
+        ax.text(*(tip * 1.12), f"class {g}", color="0.35", ha="center", va="center",
+                fontsize=MIN_POINTS)
     for j in range(coords.shape[1]):
         colour = palette[owner[j]]
         ax.plot(coords[:, j, 0], coords[:, j, 1], color=colour, lw=1.6, alpha=0.9)
         ax.plot(*coords[0, j], "o", color=colour, mfc="white", ms=5)
         ax.plot(*coords[-1, j], "o", color=colour, ms=4 + 16 * mass[j])
-    ax.set_xlim(-reach * 1.25, reach * 1.25)
-    ax.set_ylim(-reach * 1.25, reach * 1.25)
+    ax.set_xlim(-reach * 1.4, reach * 1.4)
+    ax.set_ylim(-reach * 1.3, reach * 1.3)
     ax.set_aspect("equal")
     ax.set_xlabel(label)
     ax.set_xticks([])
@@ -71,15 +80,17 @@ def value_paths_figure(conditions: Conditions) -> Figure:
     shown = {name: (run.values[:, 0, idx[name]], run.weights[:, 0, idx[name]])
              for name in CONDITIONS}
     reach = 1.05 * max(float((v @ basis).abs().max()) for v, _ in shown.values())
-    fig, axes = panel_grid(3, panel_size=(4.4, 4.0))
-    for ax, (name, (values, weights)) in zip(axes, shown.items(), strict=True):
+    fig, axes = plt.subplots(2, 2, figsize=(FIGURE_INCHES, 5.4))
+    axes = axes.ravel()
+    for ax, (name, (values, weights)) in zip(axes[:3], shown.items(), strict=True):
         _draw_value_paths(ax, values, weights, groups, n_groups, reach, LABELS[name])
     handles = [plt.Line2D([], [], color=palette[g], lw=2, label=f"mostly group {g}")
                for g in range(n_groups)]
     handles += [plt.Line2D([], [], marker="o", color="0.3", mfc="white", ls="", label="start"),
                 plt.Line2D([], [], marker="o", color="0.3", ls="",
-                           label="end (size: attention mass)")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False)
+                           label="end (size:\nattention mass)")]
+    axes[3].axis("off")  # the fourth cell holds the legend
+    axes[3].legend(handles=handles, loc="center", frameon=False, fontsize=LEGEND_POINTS)
     return fig
 
 
@@ -94,20 +105,25 @@ def responsibility_figure(conditions: Conditions) -> Figure:
     resp = spec.responsibility_matrix(weights_0, groups, n_groups)  # (S, G, M)
     mass = weights_0.mean(dim=-2)  # (S, M)
     order = np.lexsort((-mass[-1].numpy(), resp[-1].argmax(dim=0).numpy()))
-    fig, axes = plt.subplots(2, len(snapshots), figsize=(11, 3.6), height_ratios=[1, 3],
-                             sharex="col")
+    # two snapshots to a row, each a bar row (mass) over its heat map (responsibility)
+    rows = -(-len(snapshots) // 2)
+    fig, grid = plt.subplots(2 * rows, 2, figsize=(FIGURE_INCHES, 3.1 * rows),
+                             height_ratios=[1, 3] * rows, sharex="col")
     for k, s in enumerate(snapshots):
-        axes[0, k].bar(np.arange(run.config.n_values) + 0.5, mass[s, order].numpy(), color="0.55",
-                       width=0.7)
-        axes[0, k].set_ylim(0, 1)
-        axes[0, k].set_yticks([0, 0.5, 1] if k == 0 else [])
-        sns.heatmap(resp[s][:, order].numpy(), ax=axes[1, k], vmin=0, vmax=1, cmap="mako_r",
-                    annot=True, fmt=".2f", annot_kws={"fontsize": 7}, cbar=False,
-                    xticklabels=[str(j) for j in order], yticklabels=k == 0)
-        axes[1, k].set_xlabel(f"value (step {int(step_axis[s])})")
-        if k == 0:
-            axes[1, k].set_ylabel("group")
-            axes[0, k].set_ylabel("mass")
+        top, bottom = grid[2 * (k // 2), k % 2], grid[2 * (k // 2) + 1, k % 2]
+        top.bar(np.arange(run.config.n_values) + 0.5, mass[s, order].numpy(), color="0.55",
+                width=0.7)
+        top.set_ylim(0, 1)
+        top.set_yticks([0, 1] if k % 2 == 0 else [])
+        sns.heatmap(resp[s][:, order].numpy(), ax=bottom, vmin=0, vmax=1, cmap="mako_r",
+                    annot=True, fmt=".1f", annot_kws={"fontsize": MIN_POINTS}, cbar=False,
+                    xticklabels=[str(j) for j in order], yticklabels=k % 2 == 0)
+        bottom.set_xlabel(f"value (step {int(step_axis[s])})")
+        if k % 2 == 0:
+            bottom.set_ylabel("group")
+            top.set_ylabel("mass")
+    for unused in grid[:, 1] if len(snapshots) % 2 else []:
+        unused.remove()
     return fig
 
 
@@ -131,7 +147,7 @@ def specialization_figure(conditions: Conditions, uniform: UniformStart) -> Figu
                            ls=ls, lw=1.8)
         ax.set_xlabel("step")
         ax.set_ylabel(ylabel)
-    legend_outside(axes[0])
+    figure_legend(fig)
     return fig
 
 
@@ -141,7 +157,7 @@ def feedback_figure(first_order: FirstOrderCheck, alignment: FeedbackAlignment,
     (left), and the reinforcement index of each part of a value step along the coupled runs
     (right)."""
     step_axis = conditions.step_axis
-    fig, axes = panel_grid(2, panel_size=(4.4, 3.6))
+    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 3.4))
     for (label, (tot, fb)), marker in zip(first_order.errors.items(), ["o", "s"], strict=True):
         axes[0].loglog(first_order.etas, tot, marker=marker, color="C0",
                        label=f"feedback + curvature, {label}")
@@ -189,8 +205,8 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
         ax.axvline(switch, color="0.6", lw=0.8)
         ax.set_xlabel(f"step (sequential runs switch at {switch})")
         ax.set_ylabel("prototype specialization")
-        ax.set_title(title, fontsize=10)
-    legend_outside(axes[0])
+        ax.set_title(title)
+    legend_outside(axes[1])
     # routing frozen drawn wide, under the values-frozen spread that it equals
     for name, width in (("frozen_routing", 4), ("frozen_values", 1.8), ("coupled", 1.8)):
         for series, ls in ((symmetric.spread, "-"), (symmetric.tilt, "--")):
@@ -204,7 +220,7 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
            plt.Line2D([], [], color="0.3", ls="--", label="attention tilt")])
     axes[2].set_xlabel("step")
     axes[2].set_ylabel("departure from the symmetric state")
-    axes[2].set_title(f"symmetric start, ε = {epsilon}", fontsize=10)
+    axes[2].set_title(f"symmetric start, ε = {epsilon}")
     return fig
 
 
@@ -212,14 +228,16 @@ def init_sweep_figure(sweep: InitSweep) -> Figure:
     """Heat maps of the coupled run's margins over the grid of initial routing (rows) and
     value (columns) scales: prototype and routing specialization over the better ablation,
     prototype specialization over the better sequential order."""
-    fig, axes = panel_grid(3)
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 2.6))
     for ax, grid, label in [(axes[0], sweep.proto, "prototype specialization margin"),
                             (axes[1], sweep.routing, "routing specialization margin"),
                             (axes[2], sweep.coupling, "prototype margin over sequential")]:
         bound = np.abs(grid).max()
         sns.heatmap(grid, ax=ax, annot=True, fmt=".2f", cmap="vlag", vmin=-bound, vmax=bound,
-                    xticklabels=list(sweep.scales), yticklabels=list(sweep.scales), cbar=False)
-        ax.set_xlabel(f"value init scale\n{label}")
+                    xticklabels=list(sweep.scales), yticklabels=list(sweep.scales), cbar=False,
+                    annot_kws={"fontsize": MIN_POINTS})
+        ax.set_title(label)
+        ax.set_xlabel("value init scale")
         ax.set_ylabel("routing init scale")
     return fig
 
@@ -237,10 +255,25 @@ def em_figure(em: EmComparison, conditions: Conditions) -> Figure:
     left.set_yscale("log")
     left.set_xlabel("step")
     left.set_ylabel("cross-entropy (nats)")
-    left.legend()
+    figure_legend(fig, ncol=2)
     right.set_xlabel("step")
     right.set_ylabel("prototype specialization")
     return fig
+
+
+FIGURES = {
+    "fig_value_trajectories": lambda run: value_paths_figure(run.conditions),
+    "fig_value_responsibility": lambda run: responsibility_figure(run.conditions),
+    "fig_value_specialization": lambda run: specialization_figure(run.conditions, run.uniform),
+    "fig_value_feedback": lambda run: feedback_figure(run.first_order, run.alignment,
+                                                      run.conditions),
+    "fig_value_coupling_control": lambda run: coupling_control_figure(
+        run.conditions, run.capacity, run.symmetric),
+    "fig_value_init_sweep": lambda run: init_sweep_figure(run.sweep),
+    "fig_value_toy_em": lambda run: em_figure(run.em, run.conditions),
+}
+"""Every figure the chapter's notebook shows, by its file name, as a function of the chapter's
+run (what ``run`` returns) to the figure."""
 
 
 def em_table(em: EmComparison) -> pd.DataFrame:

@@ -1,0 +1,134 @@
+"""Every chapter figure reads at the widths it is shown at: a 390 px phone (the figure shrunk to
+its column) and a 1,400 px desktop screen (at its natural size).
+
+:func:`~attention_dynamics.book.plotting.layout_problems` draws a figure as its PNG file is
+drawn and lists what keeps it from reading: a text (tick label, axis label, title, legend entry,
+colour-bar label, annotation) reaching outside the canvas, two texts overlapping, or a text
+shown under 9 px. The constructed figures below show that the check finds each of these; then
+every figure a chapter notebook shows is drawn from the chapter run at its tiny settings
+(``tests/tiny_settings``, seconds each) and must have no problem.
+"""
+
+import ast
+import importlib
+import json
+from pathlib import Path
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+from attention_dynamics.book.plotting import (
+    FIGURE_INCHES,
+    MIN_POINTS,
+    PHONE_COLUMN_PX,
+    layout_problems,
+    use_book_style,
+)
+from attention_dynamics.book.results import Results
+from attention_dynamics.chapters import CHAPTERS
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "tests" / "tiny_settings"
+
+
+@pytest.fixture(autouse=True)
+def _book_style():
+    use_book_style()
+    yield
+    plt.close("all")
+
+
+def _small_figure():
+    fig, ax = plt.subplots(figsize=(FIGURE_INCHES, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss (nats)")
+    return fig, ax
+
+
+def test_a_figure_drawn_for_the_column_has_no_problem():
+    fig, _ = _small_figure()
+    assert layout_problems(fig) == []
+
+
+def test_the_check_finds_a_label_cut_at_the_edge():
+    fig, ax = _small_figure()
+    fig.set_layout_engine(None)
+    ax.set_position([0.0, 0.2, 0.95, 0.7])  # the tick labels and the y label fall off the left
+    problems = layout_problems(fig)
+    assert any("'loss (nats)' is cut" in problem for problem in problems)
+
+
+def test_the_check_finds_two_overlapping_labels():
+    fig, ax = _small_figure()
+    ax.text(0.5, 0.5, "a note on the data", transform=ax.transAxes)
+    ax.text(0.52, 0.5, "another note", transform=ax.transAxes)
+    problems = layout_problems(fig)
+    assert any("'a note on the data' and 'another note' overlap" in p for p in problems)
+
+
+def test_the_check_finds_tick_labels_that_overlap():
+    fig, ax = _small_figure()
+    ax.set_xticks([0, 0.01], ["first", "second"])  # two long labels almost on one spot
+    assert any("'first' and 'second' overlap" in p for p in layout_problems(fig))
+
+
+def test_the_check_finds_text_too_small_on_a_phone_and_too_wide_a_figure():
+    fig, ax = _small_figure()
+    ax.text(0.1, 0.9, "small print", fontsize=7, transform=ax.transAxes)
+    problems = layout_problems(fig)
+    assert any("'small print' shows at" in p and f"{PHONE_COLUMN_PX} px column" in p
+               for p in problems)
+    assert not any("'step' shows at" in p for p in problems)
+    wide, ax = plt.subplots(figsize=(11, 3))  # the old width: 10 pt text shrinks under 9 px
+    ax.set_xlabel("step", fontsize=MIN_POINTS)
+    assert any("'step' shows at" in p for p in layout_problems(wide))
+
+
+# ---- every chapter figure, from a tiny run ----
+
+@pytest.fixture(scope="module")
+def tiny_runs(tmp_path_factory):
+    """Each chapter's run at its tiny settings, by chapter (run once, on demand)."""
+    runs = {}
+
+    def run_of(chapter):
+        if chapter not in runs:
+            module = importlib.import_module(f"attention_dynamics.chapters.{chapter}")
+            settings = json.loads((TINY / f"{chapter}.json").read_text())
+            results = Results(chapter, "quick", "cpu", 0,
+                              directory=tmp_path_factory.mktemp(chapter))
+            torch.manual_seed(0)
+            runs[chapter] = module.run(results, settings, torch.device("cpu"), 0)
+        return runs[chapter]
+
+    return run_of
+
+
+def shown_figures(chapter: str) -> list[str]:
+    """The names of the figures the chapter's notebook shows (``show_figure``'s first argument)."""
+    tree = ast.parse((ROOT / "notebooks" / f"{chapter}.py").read_text())
+    return sorted(node.args[0].value for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "show_figure"
+                  and isinstance(node.args[0], ast.Constant))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_figure_a_notebook_shows_is_listed_for_the_check(chapter):
+    figures = importlib.import_module(f"attention_dynamics.chapters.{chapter}.figures")
+    assert sorted(figures.FIGURES) == shown_figures(chapter)
+
+
+@pytest.mark.parametrize(("chapter", "name"), [
+    (chapter, name) for chapter in CHAPTERS
+    for name in importlib.import_module(f"attention_dynamics.chapters.{chapter}.figures").FIGURES
+])
+def test_every_chapter_figure_reads_on_a_phone_and_a_desktop(tiny_runs, chapter, name):
+    figures = importlib.import_module(f"attention_dynamics.chapters.{chapter}.figures")
+    fig = figures.FIGURES[name](tiny_runs(chapter))
+    assert fig.get_figwidth() <= FIGURE_INCHES + 1e-9
+    assert layout_problems(fig) == []
