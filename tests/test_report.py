@@ -46,6 +46,12 @@ def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
     assert stale.headline.loc[2, "verdict"] == "not reproduced"
     library = report.provenance_table(stale).loc["em_reading", "library"]
     assert library == "stale: code changed since (1)"
+    assert report.provenance_table(stale).loc["em_reading", "made as"] == "one run"
+    decided["em_reading"]["parts"] = [{"cpu_model": "AMD EPYC", "cpu_features": "avx2 fma"},
+                                      {"cpu_model": "Intel Xeon", "cpu_features": "avx2"}]
+    assert report.provenance_table(report.build_ledger([EXACT, LOWER], quick_results(), decided)
+                                   ).loc["em_reading", "made as"] == (
+        "2 parts, merged; the parts on AMD EPYC (avx2 fma), Intel Xeon (avx2)")
     assert "**Stale:**" in report.provenance_text(stale)
 
 

@@ -7,6 +7,8 @@
                                              [--settings FILE.json] [--seed-range A:B]
     python -m attention_dynamics merge CHAPTER --parts DIR [the run's options]
     python -m attention_dynamics plan CHAPTER --parts N [the run's options]
+    python -m attention_dynamics submit CHAPTER --parts N [--partition P] [--account A]
+                                         [--time LIMIT] [--wait] [the run's options]
     python -m attention_dynamics list
     python -m attention_dynamics bits
     python -m attention_dynamics metric NAME
@@ -22,7 +24,8 @@ trainings by seed: ``run --seed-range A:B`` trains those of seed indices ``A`` t
 writes them with their provenance to ``DIR/CHAPTER.part-A-B.pt`` and ``.json``; ``merge --parts
 DIR`` checks that the parts in ``DIR`` hold every training once, made by this library at these
 settings, and writes ``CHAPTER.json`` as a whole run would. ``plan --parts N`` prints the commands
-of N parts and their merge (one line each, for a job array).
+of N parts and their merge (one line each, for a job array); ``submit --parts N`` submits them to
+Slurm (:mod:`attention_dynamics.slurm`): the parts still missing as a job array, then the merge.
 
 ``metric`` says what a recorded metric is, in the words and unit its chapter declares
 (:mod:`attention_dynamics.book.catalogue`; exit status 1 when no chapter declares it).
@@ -36,6 +39,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -121,6 +125,20 @@ def build_parser() -> argparse.ArgumentParser:
                       required=True, metavar="N", help="the number of parts")
     plan.add_argument("--parts-dir", type=Path, default=Path("results/parts"), metavar="DIR",
                       help="where the parts go; default results/parts")
+    submit = commands.add_parser("submit", help="submit a run in parts to Slurm: the parts as a "
+                                                "job array, then their merge")
+    _add_run_options(submit)
+    submit.add_argument("--parts", type=_int_at_least(1, "an integer of at least 1"),
+                        required=True, metavar="N", help="the number of parts (array tasks)")
+    submit.add_argument("--parts-dir", type=Path, default=Path("results/parts"), metavar="DIR",
+                        help="where the parts, the job scripts and their logs go; default "
+                             "results/parts")
+    submit.add_argument("--partition", default=None, help="sbatch's --partition")
+    submit.add_argument("--account", default=None, help="sbatch's --account")
+    submit.add_argument("--time", default=None, metavar="LIMIT",
+                        help="sbatch's --time for every task, e.g. 02:00:00")
+    submit.add_argument("--wait", action="store_true",
+                        help="return once the merge has ended (exit status 1 if it failed)")
     return parser
 
 
@@ -190,17 +208,32 @@ def check_in_parts(chapter: str) -> None:
 
 
 def plan_parts(chapter: str, n_parts: int, argv: Sequence[str], parts_dir: Path, out: Path,
-               chosen: dict) -> list[str]:
+               chosen: dict, python: str = "python") -> tuple[dict[SeedRange, str], str]:
     """The command lines of ``chapter``'s run in ``n_parts`` parts (seed ranges as equal as can
-    be), each writing to ``parts_dir``, and of their merge into ``out``, each repeating the
-    run's options ``argv``."""
+    be), each writing to ``parts_dir``, by seed range, and of their merge into ``out``; each
+    runs ``python`` and repeats the run's options ``argv``."""
     from attention_dynamics.parts import seed_indices, split_range
 
     module = chapter_module(chapter)
     ranges = split_range(seed_indices(module.units(chosen)), n_parts)
-    base = "python -m attention_dynamics {} " + " ".join([chapter, *argv])
-    return ([base.format("run") + f" --seed-range {r} --out {parts_dir}" for r in ranges]
-            + [base.format("merge") + f" --parts {parts_dir} --out {out}"])
+    base = " ".join([shlex.quote(python), "-m attention_dynamics {}", chapter,
+                     *map(shlex.quote, argv)])
+    parts = {r: base.format("run") + f" --seed-range {r} --out {shlex.quote(str(parts_dir))}"
+             for r in ranges}
+    return parts, base.format("merge") + (f" --parts {shlex.quote(str(parts_dir))} "
+                                          f"--out {shlex.quote(str(out))}")
+
+
+def merge_provenance(chapter: str, profile: str, seeds: int | None, seed: int, device: str,
+                     settings_file: str | Path | None) -> dict:
+    """The provenance a merge of ``chapter``'s parts at these settings would record (as a
+    results file's, without metrics), against which parts are checked before they run."""
+    from attention_dynamics.book.notebook import chapter_settings
+    from attention_dynamics.book.results import Results
+
+    results = Results(chapter, profile, resolve_device(device), seed)
+    chapter_settings(chapter_module(chapter), profile, results, settings_file, seeds)
+    return results.as_dict()
 
 
 def report_bits() -> int:
@@ -257,10 +290,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command != "run" or args.seed_range is not None:
             check_in_parts(args.chapter)
         if args.command == "plan":
-            for line in plan_parts(args.chapter, args.parts, _run_options(args),
-                                   args.parts_dir, args.out, chosen):
-                print(line)
+            parts, merge = plan_parts(args.chapter, args.parts, _run_options(args),
+                                      args.parts_dir, args.out, chosen)
+            print("\n".join([*parts.values(), merge]))
             return 0
+        if args.command == "submit":
+            return submit_parts(args, chosen)
     except (ValueError, RuntimeError) as error:
         parser.error(str(error))
     try:
@@ -271,6 +306,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PartsError as error:  # parts that do not fit these settings, found before training
         parser.error(str(error))
     print(f"wrote {path}")
+    return 0
+
+
+def submit_parts(args: argparse.Namespace, chosen: dict) -> int:
+    """The ``submit`` command: the run's parts still missing as a Slurm job array and the merge
+    after them (:func:`attention_dynamics.slurm.submit`), with this interpreter; 1 when
+    ``--wait`` saw the merge fail."""
+    from attention_dynamics.slurm import SlurmError, find_sbatch, submit
+
+    find_sbatch()  # before anything is written
+    parts, merge = plan_parts(args.chapter, args.parts, _run_options(args), args.parts_dir,
+                              args.out, chosen, python=sys.executable)
+    expected = merge_provenance(args.chapter, args.profile, args.seeds, args.seed, args.device,
+                                args.settings)
+    try:
+        done = submit(args.chapter, args.profile, parts, merge, args.parts_dir, expected,
+                      partition=args.partition, account=args.account, time_limit=args.time,
+                      wait=args.wait)
+    except SlurmError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(done.summary())
     return 0
 
 

@@ -14,10 +14,10 @@ module then offers
 :func:`run_part` trains the units of a range of seed indices (a :class:`SeedRange`) and writes
 them, with the provenance of the run that made them, to a part file pair
 ``DIR/<chapter>.part-A-B.pt`` (the trained units) and ``.json`` (settings, library, machine,
-times). :func:`merge_parts` checks that the part files of a folder were made by the same
-library at the same settings and together hold every unit exactly once, then runs the chapter
-with its units taken from them: its results file is the one a whole run writes, bit for bit
-(timings aside), and lists the parts it was merged from.
+times). A merge (:func:`load_parts`, then the chapter's ``run``) checks that the part files
+of a folder were made at the same settings by the code it runs itself and together hold every
+unit exactly once, then runs the chapter with its units taken from them: its results file is
+the one a whole run writes, bit for bit (timings aside), and lists the parts it was merged from.
 
 Unit files are pickles (``torch.save`` of models and their training records); load only part
 files you made.

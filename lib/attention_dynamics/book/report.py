@@ -260,7 +260,8 @@ def summary_text(ledger: Ledger) -> str:
 
 def provenance_table(ledger: Ledger) -> pd.DataFrame:
     """One row per decide results file (HTML cells): profile, date, commit (as code: an
-    audit's reference, not words), CPU and the kernels torch ran on it, and whether it is
+    audit's reference, not words), CPU and the kernels torch ran on it, how it was made (one
+    run, or parts merged, and the CPUs of the parts), and whether it is
     current (or why it is stale, in words, with the number of files or claims a reason
     lists)."""
     def plain(reason: str) -> str:  # the reason's words, its list of files or claims counted
@@ -277,6 +278,14 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
         return (f"<code>{_text(content['commit'][:12])}</code>" if content.get("commit")
                 else "not recorded")
 
+    def made(content: dict) -> str:  # one run, or parts merged (a job array's, say)
+        parts = content.get("parts")
+        if not parts:
+            return "one run"
+        cpus = sorted({f"{part.get('cpu_model')} ({part.get('cpu_features')})"
+                       for part in parts})
+        return f"{len(parts)} parts, merged; the parts on {', '.join(cpus)}"
+
     return pd.DataFrame({
         notebook: {
             "profile": _text(content["profile"]),
@@ -284,6 +293,7 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
             "commit": commit(content),
             "CPU": _text(content["versions"].get("cpu_model", "not recorded")),
             "CPU kernels": _text(content["versions"].get("cpu_capability", "not recorded")),
+            "made as": _text(made(content)),
             "library": _text(library(content)),
         }
         for notebook, content in ledger.decided.items()

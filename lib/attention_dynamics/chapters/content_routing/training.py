@@ -65,7 +65,7 @@ class Job:
 
     Attributes:
         config: the model's registered config.
-        task: the task's name (one of :data:`TASKS`).
+        task: the task's name (one of :data:`~.settings.TASKS`).
         training: the optimiser, steps and loss.
         seeds: the seeds of its runs, in order (a unit's index is a position in it).
         label: the name of its progress bars.
@@ -169,7 +169,7 @@ def _jobs(chosen: dict, tasks: dict[str, Task], architectures: Architectures,
 
 def training_plan(chosen: dict, device: torch.device, seed: int) -> TrainingPlan:
     """The chapter's trainings at settings ``chosen`` from base seed ``seed`` on ``device``:
-    the tasks, the matched architectures, the seeds (:func:`chapter_seeds`), the held-out sets
+    the tasks, the matched architectures, the seeds (:func:`~.settings.chapter_seeds`), the held-out sets
     (:func:`held_out_sets`) and every job."""
     tasks = build_tasks(chosen)
     architectures = matched_architectures(chosen, tasks)
