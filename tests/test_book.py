@@ -220,7 +220,8 @@ def _reading_text(page: str) -> str:
     return _plain(unescape(re.sub(r"<[^>]+>", " ", article)))
 
 
-TERMS_OF_ART = {"LayerNorm", "PyTorch", "GitHub", "MathJax", "JupyterLab", "NumPy", "SciPy"}
+TERMS_OF_ART = {"LayerNorm", "PyTorch", "GitHub", "MathJax", "JupyterLab", "NumPy", "SciPy",
+                "x86_64"}
 """Names a researcher reads as words although they are spelled like classes."""
 
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"

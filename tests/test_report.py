@@ -44,13 +44,13 @@ def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
     stale = report.build_ledger([EXACT, LOWER], quick_results(), decided)
     assert list(stale.headline["profile"]) == ["quick", "quick"]
     assert stale.headline.loc[2, "verdict"] == "not reproduced"
-    library = report.provenance_table(stale).loc["em_reading", "library"]
+    library = report.provenance_table(stale).loc["Chapter 3", "library"]
     assert library == "stale: code changed since (1)"
-    assert report.provenance_table(stale).loc["em_reading", "made as"] == "one run"
+    assert report.provenance_table(stale).loc["Chapter 3", "made as"] == "one run"
     decided["em_reading"]["parts"] = [{"cpu_model": "AMD EPYC", "cpu_features": "avx2 fma"},
                                       {"cpu_model": "Intel Xeon", "cpu_features": "avx2"}]
     assert report.provenance_table(report.build_ledger([EXACT, LOWER], quick_results(), decided)
-                                   ).loc["em_reading", "made as"] == (
+                                   ).loc["Chapter 3", "made as"] == (
         "2 parts, merged; the parts on AMD EPYC (avx2 fma), Intel Xeon (avx2)")
     assert "**Stale:**" in report.provenance_text(stale)
 

@@ -227,7 +227,8 @@ def seed_by_seed(metric: str, per_seed, **named) -> dict:
 CLAIMS = [
     claim(
         "routing-law-exact",
-        "The advantage routing law dL/ds = α(b − E_α b) is exact (max abs error, float64)",
+        "The advantage routing law dL/ds = α(b − b̄), b̄ the attention-weighted mean of b, is exact "
+        "(max abs error, float64)",
         "Paper II, score gradient",
         "exact",
         "score_gradient",
@@ -237,7 +238,8 @@ CLAIMS = [
     ),
     claim(
         "closed-form-gradients-exact",
-        "All closed-form gradients (q, k, v, W_Q, W_K, W_V) match autograd (max abs error)",
+        "All closed-form gradients (queries, keys, values and the three projection matrices) "
+        "match autograd (max abs error)",
         "Paper II, first-order analysis",
         "exact",
         "score_gradient",
@@ -259,7 +261,7 @@ CLAIMS = [
     ),
     claim(
         "value-update-exact",
-        "The value update Δv_j = −η Σ_i α_ij u_i is exact (max abs error, float64)",
+        "The value update Δvⱼ = −η Σᵢ αᵢⱼ uᵢ is exact (max abs error, float64)",
         "Paper II, value update",
         "exact",
         "value_update",

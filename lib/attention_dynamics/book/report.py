@@ -51,6 +51,11 @@ CHAPTER_NUMBERS = {
 }
 """The chapter number of each notebook that makes results."""
 
+
+def chapter_words(notebook: str) -> str:
+    """A notebook that makes results as a reader names it: ``"chapter 5"``."""
+    return f"chapter {CHAPTER_NUMBERS[notebook]}"
+
 VERDICT_COLOURS = {
     "reproduced": "#2a9d8f",
     "partly": "#e9c46a",
@@ -297,7 +302,7 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
             "library": _text(library(content)),
         }
         for notebook, content in ledger.decided.items()
-    }).T
+    }).T.rename(index=lambda notebook: capitalised(chapter_words(notebook)))
 
 
 def provenance_text(ledger: Ledger) -> str:
@@ -324,7 +329,7 @@ def provenance_text(ledger: Ledger) -> str:
         "feeds are all what they were when it ran; a current decide row is the claim's "
         "headline evidence, and a rerun that gives the same numbers to the bit certifies a "
         "file (`make certify-decide-CHAPTER`). "
-        + (f" **Stale:** what made {', '.join(stale)} has changed since it "
+        + (f" **Stale:** what made {', '.join(map(chapter_words, stale))} has changed since it "
            "ran (the table below says what), so their rows are shown but the headline uses "
            "this build's; rerun or certify them." if stale else ""))
 

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from attention_dynamics.chapters.content_routing.experiment import ContentRoutingRun
 
 TASK_WORDS = {"bijection": "bijections", "hmm": "HMM filtering", "recall": "recall"}
+
+MANIFOLD_COLUMNS = {"|Spearman(PC1, H)|": "rank correlation of PC1 with H (absolute)"}
+"""The value-manifold table's column names that read as code, in words."""
 """Each task's name in a sentence."""
 
 

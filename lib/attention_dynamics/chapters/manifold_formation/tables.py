@@ -9,7 +9,7 @@ from attention_dynamics.chapters.manifold_formation.ablation import HeadAblation
 from attention_dynamics.chapters.manifold_formation.beyond_position import BeyondPosition
 from attention_dynamics.chapters.manifold_formation.calibration import BijectionRun, HmmRun, MlpControls
 from attention_dynamics.chapters.manifold_formation.frame import Frame
-from attention_dynamics.chapters.manifold_formation.keys import Keys
+from attention_dynamics.chapters.manifold_formation.keys import MEAN_ABS, SIGNED, Keys
 from attention_dynamics.chapters.manifold_formation.seeds import EverySeed
 from attention_dynamics.chapters.manifold_formation.training import key_position_mae
 from attention_dynamics.measures.trajectories import relative_fall
@@ -62,10 +62,18 @@ def mlp_table(runs: dict[str, BijectionRun], mlps: MlpControls) -> pd.DataFrame:
     }).round(4)
 
 
+KEY_STATISTIC_WORDS = {
+    MEAN_ABS: "mean |cos|, normed, layer 0 (the authors' analysis suite)",
+    SIGNED: "signed cos, raw, layer 0 (the authors' figure script)",
+}
+"""The key table's names of the authors' two statistics, which name their code, in words."""
+
+
 def key_table(keys: Keys) -> pd.DataFrame:
-    """Every key statistic (columns) of every (layout, model) row, 3 decimals, a dash where a
-    row does not have it (the authors' checkpoint)."""
-    return pd.DataFrame(keys.rows).T.round(3).astype(object).fillna("–")
+    """Every key statistic (columns, the authors' two named in words) of every (layout, model)
+    row, 3 decimals, a dash where a row does not have it (the authors' checkpoint)."""
+    table = pd.DataFrame(keys.rows).T.round(3).astype(object).fillna("–")
+    return table.rename(columns=KEY_STATISTIC_WORDS)
 
 
 def ablation_table(ablation: HeadAblation) -> pd.DataFrame:
