@@ -24,10 +24,12 @@ def key_frame_phrase(more_orthogonal: list[str]) -> str:
     """The page's summary, from the layouts whose trained keys are more orthogonal (lower mean
     ``|cos|``) than 95 % of the initialisations."""
     if more_orthogonal:
-        return ("the keys become more orthogonal than at initialisation in the "
-                f"{' and '.join(more_orthogonal)} layout")
-    return ("the keys become more orthogonal than at initialisation in neither layout, "
-            "and the authors' own checkpoint moves the same way")
+        return ("in this run the keys end more orthogonal than at initialisation in the "
+                f"{' and '.join(more_orthogonal)} layout (whether the run was long enough to "
+                "tell is each row's verdict in the ledger)")
+    return ("in this run the keys end more orthogonal than at initialisation in neither "
+            "layout (whether the run was long enough to tell is each row's verdict in the "
+            "ledger), and the authors' own checkpoint moves the same way")
 
 
 def replacement_phrase(observed: float, strongest: float, component: int, share: float) -> str:
