@@ -318,7 +318,7 @@ def test_tiny_run_draws_every_figure_and_table(tiny_run):
     assert tables.key_table(c.keys).shape == (10, 6)
     assert tables.beyond_table(c.replacement.beyond).shape == (2, 2)
     assert tables.frame_table(c.frame).shape == (2, len(c.frame.per_seed))
-    assert len(c.frame.per_seed) == 10
+    assert len(c.frame.per_seed) == 11
     assert tables.seeds_table(c.frame, c.seeds).shape == (2, 10)
 
 
