@@ -16,6 +16,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
+from attention_dynamics.book.provenance import stale_reasons
 from attention_dynamics.book.results import Results
 from attention_dynamics.chapters import manifold_formation as chapter
 from attention_dynamics.chapters.manifold_formation import figures, tables
@@ -286,8 +287,9 @@ def _names(metrics):
 def test_tiny_run_records_the_committed_metric_names(tiny_run):
     results, found = tiny_run
     committed = json.loads((ROOT / "results" / "decide" / "manifold_formation.json").read_text())
-    assert _names(results.metrics) == _names(committed["metrics"])
-    assert set(results.timing_metrics) == set(committed["timing_metrics"])
+    if not stale_reasons(committed):  # a file made by other code may record other names
+        assert _names(results.metrics) == _names(committed["metrics"])
+        assert set(results.timing_metrics) == set(committed["timing_metrics"])
     assert results.metrics["frame_routing_value_gradient_ratio_fall_n_seeds"] == 2
     assert all(math.isfinite(value) for value in results.metrics.values())
     phrases = page_phrases(found, results)
