@@ -78,21 +78,48 @@ def execute_notebook(name: str, src: Path, args: argparse.Namespace, figures: di
     progress = {"desc": f"[build] notebooks/{name}", "file": ProgressLines(), "mininterval": 0,
                 "bar_format": "{desc}: {n_fmt}/{total_fmt} cells, {elapsed}"}
     try:
-        papermill.execute_notebook(
-            str(target), str(target), parameters={"profile": args.profile, "device": args.device,
-                                          "seed": args.seed},
-            kernel_name=kernel, language="python", cwd=str(target.parent),
-            progress_bar=progress, execution_timeout=args.timeout,
-            # the kernel application's own log stays quiet (its notice about unencrypted local
-            # TCP, the interrupt jupyter_client sends at shutdown); cell errors still fail the build
-            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-        )
+        for attempt in range(1, KERNEL_STARTS + 1):
+            try:
+                papermill.execute_notebook(
+                    str(target), str(target),
+                    parameters={"profile": args.profile, "device": args.device, "seed": args.seed},
+                    kernel_name=kernel, language="python", cwd=str(target.parent),
+                    progress_bar=progress, execution_timeout=args.timeout,
+                    # the kernel application's own log stays quiet (its notice about unencrypted
+                    # local TCP, the interrupt jupyter_client sends at shutdown); cell errors
+                    # still fail the build
+                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+                )
+                break
+            except RuntimeError as err:  # the kernel died before it ran a cell: start another
+                if not kernel_never_started(err) or attempt == KERNEL_STARTS:
+                    raise
+                print(f"[build] notebooks/{name}: its kernel died at start ({err}); starting "
+                      f"another ({attempt + 1} of {KERNEL_STARTS})", flush=True)
+                jupytext.write(jupytext.read(source), target)
     except PapermillExecutionError as err:
         raise BuildError(f"notebook {name} failed in cell {err.cell_index} "
                          f"(execution count {err.exec_count}): {err.ename}: {err.evalue}\n"
                          f"the partly executed notebook is {target}") from err
     tidy_executed_notebook(target, figures)
     return time.perf_counter() - start
+
+
+KERNEL_STARTS = 3
+"""How many kernels a notebook may start before its build fails: a kernel that dies before it
+runs a cell (two kernels starting at once can race for one free TCP port) is replaced."""
+
+
+def kernel_never_started(error: BaseException) -> bool:
+    """Whether ``error`` says that a notebook's kernel died before it answered its first request
+    (nbclient's words), so that no cell of the notebook ran.
+
+    >>> kernel_never_started(RuntimeError("Kernel died before replying to kernel_info"))
+    True
+    >>> kernel_never_started(RuntimeError("division by zero"))
+    False
+    """
+    return "before replying to kernel_info" in str(error) or "Kernel didn't respond" in str(error)
 
 
 def execute_and_report(name: str, src: Path, args: argparse.Namespace, figures: dict[str, PageFigure],
