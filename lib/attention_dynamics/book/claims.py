@@ -578,7 +578,7 @@ CLAIMS = [
             f"key-orthogonality-{layout}",
             "Keys of the hypothesis tokens are more orthogonal than at "
             f"initialisation, {layout} layout (mean |off-diagonal cosine| after the "
-            "first norm and W_K, layer 0, mean of heads, as the authors' frame-head analysis; "
+            "first norm and the key weights, layer 0, mean of heads, as the authors' frame-head analysis; "
             "against the central 95 % of 100 initialisations)",
             "Paper I, key orthogonality",
             "orthogonal frame; the authors' own checkpoint: "
@@ -616,7 +616,7 @@ CLAIMS = [
     claim(
         "key-signed-cosine-shared",
         "Keys are orthogonal on average under the figure script's definition, shared "
-        "layout (signed mean cosine of raw embeddings through W_K, layer 0, as "
+        "layout (signed mean cosine of raw embeddings through the key weights, layer 0, as "
         "the authors' figure script; below the central 95 % of 100 initialisations, towards the "
         "simplex, for; above it, against)",
         "Paper I, key orthogonality (figure)",
