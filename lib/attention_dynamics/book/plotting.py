@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -34,6 +33,10 @@ FIGURES_DIR_VARIABLE = "ATTENTION_DYNAMICS_FIGURES"
 
 FIGURE_DPI = 110
 """Pixels per inch of the figures' PNG files (and of their display in a notebook)."""
+
+SAVED_DPI = 2 * FIGURE_DPI
+"""Pixels per inch of the saved PNG files that the chapter pages show: twice the figure's, so
+that a tap or a click opens a figure with more pixels than the column shows."""
 
 FIGURE_INCHES = 5.0
 """The width of every chapter figure, in inches (550 px at :data:`FIGURE_DPI`), narrow enough
@@ -178,18 +181,15 @@ def show_figure(name: str, fig: matplotlib.figure.Figure, caption: str | None = 
 
     ``caption`` (MyST markdown, the title in bold first) goes with the displayed figure as its
     output's metadata, for the book's page to show under it; a figure that a chapter page
-    also shows takes that page's caption instead and needs none here. A figure with a
-    :func:`layout_problems` problem is still saved and shown, with a warning that lists them."""
+    also shows takes that page's caption instead and needs none here. The saved file has
+    :data:`SAVED_DPI` pixels per inch. Layout problems (:func:`layout_problems`) are the
+    tests' to find, not the reader's page's."""
     if not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"name must hold only letters, digits, '_' and '-'; got {name!r}")
-    problems = layout_problems(fig)
-    if problems:  # said where the notebook runs, in its output: the figure is still shown
-        warnings.warn(f"figure {name} does not read at every width: " + "; ".join(problems),
-                      stacklevel=2)
     folder = figures_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
-    fig.savefig(path)
+    fig.savefig(path, dpi=SAVED_DPI)
     if "ipykernel" in sys.modules:
         from IPython.display import display
 
