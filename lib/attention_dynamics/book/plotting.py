@@ -35,7 +35,7 @@ FIGURE_DPI = 110
 """Pixels per inch of the figures' PNG files (and of their display in a notebook)."""
 
 SAVED_DPI = 2 * FIGURE_DPI
-"""Pixels per inch of the saved PNG files that the chapter pages show: twice the figure's, so
+"""Pixels per inch of the saved PNG files that the chapter pages show, twice the figure's, so
 that a tap or a click opens a figure with more pixels than the column shows."""
 
 FIGURE_INCHES = 5.0
