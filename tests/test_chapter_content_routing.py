@@ -31,7 +31,7 @@ from attention_dynamics.chapters.content_routing.settings import (
     PLATEAU_MARGIN_BITS,
     recall_solve_bar,
 )
-from attention_dynamics.chapters.content_routing.solving import entropy_bars, first_stable_step
+from attention_dynamics.chapters.content_routing.solving import entropy_bars
 from attention_dynamics.chapters.content_routing.training import training_config
 from attention_dynamics.chapters.content_routing.words import (
     capacity_words,
@@ -42,6 +42,7 @@ from attention_dynamics.chapters.content_routing.words import (
     seeds_phrase,
     solve_phrase,
 )
+from attention_dynamics.measures.stability import first_stable_step
 
 CPU = torch.device("cpu")
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,15 +9,13 @@ from collections.abc import Mapping
 
 def first_stable_step(meets: Mapping[int, bool]) -> int | None:
     """The first step (a key of ``meets``) from which every later step meets the bar too;
-    ``None`` where the last step does not.
+    ``None`` where the last step does not (or there is no step).
 
     >>> first_stable_step({0: False, 10: True, 20: False, 40: True, 80: True})
     40
     >>> first_stable_step({0: True, 10: False}) is None
     True
     """
-    if not meets:
-        raise ValueError("meets must hold at least one step")
     stable = None
     for step in sorted(meets, reverse=True):
         if not meets[step]:

@@ -20,6 +20,7 @@ from attention_dynamics.chapters.content_routing.settings import (
 )
 from attention_dynamics.chapters.content_routing.training import Training
 from attention_dynamics.measures.metrics import evaluate
+from attention_dynamics.measures.stability import first_stable_step
 from attention_dynamics.models.registry import build_model
 from attention_dynamics.tasks.associative_recall import recall_accuracy
 from attention_dynamics.tasks.base import Task, TaskBatch
@@ -45,18 +46,6 @@ def meets_bar(task_name: str, task: Task, model: nn.Module, eval_batches: list[T
     measure, bar = entropy_bars(scores)[task_name]
     report = evaluate(model, eval_batches, answer_tokens=getattr(task, "answer_tokens", None))
     return getattr(report, measure) <= bar
-
-
-def first_stable_step(meets: dict[int, bool]) -> int | None:
-    """The first step (a key of ``meets``) from which every later step meets the bar too;
-    ``None`` where the last step does not.
-
-    >>> first_stable_step({0: False, 10: True, 20: False, 40: True, 80: True})
-    40
-    """
-    steps = sorted(meets)
-    stays = [step for i, step in enumerate(steps) if all(meets[later] for later in steps[i:])]
-    return stays[0] if stays else None
 
 
 @dataclass
