@@ -13,11 +13,13 @@ The notebooks measure; this module only says how their numbers are judged. Its t
 null's gap to it, and fails when it closes at most 5 %), ``SEED_LEVEL`` (a share of seeds is
 judged by one-sided 95 % Clopper–Pearson bounds), ``SOLVE_MULTIPLE`` (a verdict that rests on a
 model not having learned counts after three times the steps that solving the task took) and
-``AUTHORS_PASS_BITS`` (a match with the Bayes entropy on bijections reaches the size the papers
-state below the authors' pass bar of 0.01 bits, else it is partly).
+``paper_size`` (a match with the Bayes entropy on bijections reaches the size the paper
+states for the architecture, at its stated precision, else it is partly).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from attention_dynamics.book.paper_numbers import (
     AUTHORS_CHECKPOINT_KEY_ORTHOGONALITY,
@@ -35,6 +37,7 @@ from attention_dynamics.book.verdicts import (
     Bound,
     Claim,
     ClosesGap,
+    DecidingRun,
     LeadingComponent,
     Null,
     Outlasted,
@@ -155,26 +158,36 @@ def late_phase(steps: str, solve_step: str) -> Outlasted:
     return Outlasted(steps, solve_step, factor=SOLVE_MULTIPLE, reference="the run")
 
 
-# the size of "matches the Bayes entropy" on bijections that the papers and the authors state:
-# Paper I's entropy MAEs (ENTROPY_MAE_BITS: the transformer's, Mamba's and the LSTM's, all at
-# or below 0.01 bits); the authors' released checkpoints hold 0.0067, 0.0133 and 0.0092; and their
-# evaluation script (experiments/paper1_bijection/eval_entropy.py) prints PASS ("Bayesian
-# inference achieved") only for an MAE below 0.01 bits, PARTIAL below 0.1. Closing 95 % of
-# the context-free floor's gap (an MAE up to about 0.06 bits here) is the rule's effect size;
-# a match that misses the authors' bar on too many seeds is partly
-AUTHORS_PASS_BITS = 0.01
-AUTHORS_PASS = (
-    f"the papers state an entropy MAE of {ENTROPY_MAE_BITS['transformer', 'bijection'].text} "
-    f"bits for the transformer, {ENTROPY_MAE_BITS['mamba', 'bijection'].text} for Mamba and "
-    f"{ENTROPY_MAE_BITS['lstm', 'bijection'].text} for the LSTM, and the authors' evaluation "
-    f"entropy evaluation script passes a model only below {AUTHORS_PASS_BITS:g} bits"
-)
+# the size of "matches the Bayes entropy" on bijections that the papers state, architecture by
+# architecture (ENTROPY_MAE_BITS: the transformer's 0.003 to 0.007 bits, Mamba's 0.010 and the
+# LSTM's 0.009), each read at its stated precision: every value the stated number rounds from,
+# so at most 0.0075, 0.0105 and 0.0095 bits. The authors' released checkpoints hold 0.0067,
+# 0.0133 and 0.0092, and their evaluation script (experiments/paper1_bijection/eval_entropy.py)
+# prints PASS below 0.01 bits. Closing 95 % of the context-free floor's gap (an MAE up to about
+# 0.06 bits here) is the rule's effect size; a match that misses the paper's size on too many
+# seeds is partly
 
 
-def paper_size(metric: str) -> PaperSize:
-    """The check that enough seeds' entropy MAE (``metric``) is below the authors' pass bar,
-    :data:`AUTHORS_PASS_BITS`; a match by the effect size alone is partly."""
-    return PaperSize(metric, AUTHORS_PASS_BITS, AUTHORS_PASS, level=SEED_LEVEL)
+ARCH_NAMES = {"transformer": "Transformer", "mamba": "Mamba", "lstm": "LSTM"}
+"""The architectures of chapter 5's comparison, by key, as the rows name them."""
+
+
+def paper_size(metric: str, arch: str) -> PaperSize:
+    """The check that enough seeds' entropy MAE (``metric``, bits) on bijections is within the
+    size the paper states for ``arch`` (one of ``"transformer"``, ``"mamba"``, ``"lstm"``) at
+    its stated precision; a match by the effect size alone is partly."""
+    stated = ENTROPY_MAE_BITS.get((arch, "bijection"))
+    if stated is None or stated.precision is None:
+        raise ValueError(f"arch must be one whose bijection MAE the paper states with a "
+                         f"precision: 'transformer', 'mamba' or 'lstm'; got {arch!r}")
+    bound = stated.value + stated.precision
+    return PaperSize(
+        metric, round(bound, 12),
+        f"the paper states an entropy MAE of {stated.text} bits for "
+        f"{'Mamba' if arch == 'mamba' else 'the ' + ARCH_NAMES[arch].lower().replace('lstm', 'LSTM')} "
+        f"({stated.source}), which at its stated precision admits at most {bound:g} bits",
+        level=SEED_LEVEL,
+    )
 
 
 # a bijection model has solved its task when its entropy MAE at the key positions, where the
@@ -501,8 +514,8 @@ CLAIMS = [
             f"{layout} layout (share of seeds whose MAE of the mean curve at the key "
             "positions, where the authors measure, bits, closes 95 % of the context-free "
             f"floor's{'; the constant-rate runs of part (g)' if prefix == 'frame' else ''}; "
-            "partly unless the share of seeds below 0.01 bits, the authors' pass bar and the "
-            "size the paper states, passes the same test)",
+            "partly unless the share of seeds within the size the paper states, read at its "
+            "stated precision, passes the same test)",
             "Paper I, bijection wind tunnel",
             quoted(ENTROPY_MAE_BITS["transformer", "bijection"]),
             "manifold_formation",
@@ -510,7 +523,7 @@ CLAIMS = [
             Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"),
             still_learning=learning(f"{prefix}_bijection_loss_fall_last_tenth_{worst}"),
             budget=budget("transformer", "bijection", sequences),
-            carried_by=paper_size(f"{prefix}_bijection_entropy_mae_keys_bits"),
+            carried_by=paper_size(f"{prefix}_bijection_entropy_mae_keys_bits", "transformer"),
             **seed_by_seed(
                 f"{prefix}_bijection_entropy_mae_keys_bits",
                 ClosesGap(SOLVED_SHARE, optimum=0.0),
@@ -753,15 +766,14 @@ CLAIMS = [
         **seed_by_seed("frame_mae_gain_after_attention_settle_low", BeatsNull(at_most=False)),
     ),
 ]
-ARCH_NAMES = {"transformer": "Transformer", "mamba": "Mamba", "lstm": "LSTM"}
 for arch, name in ARCH_NAMES.items():
     CLAIMS.append(
         claim(
             f"{arch}-bijection-matches-bayes",
             f"{name} matches the Bayes entropy on bijection elimination (share of seeds whose "
             "MAE of the mean curve, bits, closes 95 % of the context-free floor's; partly "
-            "unless the share of seeds below 0.01 bits, the authors' pass bar and the size the "
-            "paper states, passes the same test)",
+            "unless the share of seeds within the size the paper states for it, read at its "
+            "stated precision, passes the same test)",
             "Paper I, architecture comparison",
             quoted(ENTROPY_MAE_BITS[arch, "bijection"]),
             "content_routing",
@@ -771,7 +783,7 @@ for arch, name in ARCH_NAMES.items():
             budget=budget(arch, "bijection", "training_sequences_bijection")
             if arch == "transformer"
             else outlasted("bijection"),
-            carried_by=paper_size(f"mae_bits_{arch}_bijection"),
+            carried_by=paper_size(f"mae_bits_{arch}_bijection", arch),
             **seed_by_seed(f"mae_bits_{arch}_bijection", ClosesGap(SOLVED_SHARE, optimum=0.0)),
         )
     )
@@ -876,6 +888,75 @@ CLAIMS += [
 ]
 
 
+# The runs registered, before they run, to decide the claims that a smaller profile leaves
+# undecided for budget: each a chapter profile's seeds and steps (a test reads them in the
+# settings), smallest first. The decide profile runs on two CPU cores (its cost as measured for
+# the whole chapter); the paper profile is for a GPU, its cost scaled from Paper I's own: about
+# 8 GPU-hours for 100,000 steps of its bijection model on one consumer GPU, an upper bound for
+# the smaller recurrent models
+PAPER_GPU_HOURS_PER_STEP = 8 / 100_000
+
+
+def paper_run(seeds: int, steps: int, seeds_setting: str, steps_setting: str) -> DecidingRun:
+    """The paper profile's run of ``seeds`` seeds of ``steps`` steps, costed at Paper I's rate."""
+    hours = seeds * steps * PAPER_GPU_HOURS_PER_STEP
+    return DecidingRun("paper", seeds, steps, seeds_setting, steps_setting,
+                       f"about {hours:.0f} GPU-hours on one consumer GPU at Paper I's rate")
+
+
+def decide_run(seeds: int, steps: int, seeds_setting: str, steps_setting: str,
+               minutes: int) -> DecidingRun:
+    """The decide profile's run of ``seeds`` seeds of ``steps`` steps, its chapter measured at
+    about ``minutes`` CPU-minutes."""
+    return DecidingRun("decide", seeds, steps, seeds_setting, steps_setting,
+                       f"the chapter's decide profile, about {minutes} CPU-minutes")
+
+
+def both_runs(seeds_setting: str, steps_setting: str, decide: tuple[int, int],
+              paper: tuple[int, int], minutes: int) -> tuple[DecidingRun, DecidingRun]:
+    """The decide and the paper profile's runs of one setting: ``(seeds, steps)`` of each."""
+    return (decide_run(*decide, seeds_setting, steps_setting, minutes),
+            paper_run(*paper, seeds_setting, steps_setting))
+
+
+EM_MINUTES, MANIFOLD_MINUTES, ROUTING_MINUTES = 11, 42, 85
+MANIFOLD_BIJECTION = both_runs("n_seeds", "bijection_training.steps", (6, 1500), (6, 50_000),
+                               MANIFOLD_MINUTES)
+MANIFOLD_FRAME = both_runs("n_seeds", "frame_training.steps", (6, 1500), (6, 50_000),
+                           MANIFOLD_MINUTES)
+MANIFOLD_HMM = both_runs("n_seeds", "hmm_training.steps", (6, 4000), (6, 50_000),
+                         MANIFOLD_MINUTES)
+DECIDING_RUNS: dict[str, tuple[DecidingRun, ...]] = {
+    "em-coherent-value-paths": (decide_run(12, 1000, "seeds", "steps", EM_MINUTES),),
+    **{key: both_runs("fresh.n_seeds", "fresh.steps", (24, 2000), (8, 6000), EM_MINUTES)
+       for key in ("attention-first-fresh", "attention-first-fresh-sgd")},
+    "bijection-separate-matches-bayes": MANIFOLD_FRAME,
+    "bijection-shared-matches-bayes": MANIFOLD_BIJECTION,
+    **{key: MANIFOLD_HMM for key in ("hmm-per-sample-tracks-bayes", "hmm-length-generalisation",
+                                     "value-manifold-hmm-leading-component")},
+    **{key: MANIFOLD_BIJECTION for key in (
+        "key-orthogonality-separate", "key-orthogonality-shared", "key-signed-cosine-shared",
+        "value-manifold-pc1-share-separate", "value-manifold-pc1-share-shared",
+        "value-manifold-entropy-order-bijection")},
+    **{key: MANIFOLD_FRAME for key in ("routing-gradients-fade", "precision-after-settling")},
+    **{f"{arch}-{task}": both_runs("n_seeds", f"steps.{steps}", (6, decide), (5, 20_000),
+                                   ROUTING_MINUTES)
+       for arch, task, steps, decide in (
+           ("transformer", "bijection-matches-bayes", "bijection", 1200),
+           ("mamba", "bijection-matches-bayes", "bijection", 1200),
+           ("lstm", "bijection-matches-bayes", "bijection", 1200),
+           ("transformer", "hmm-tracks-bayes", "hmm", 4000),
+           ("lstm", "hmm-fails", "hmm", 4000),
+           ("transformer", "recall-solves", "recall", 1000),
+           ("mamba", "recall-solves", "recall", 1000),
+           ("lstm", "recall-fails", "recall", 1000))},
+    "mamba-hmm-tracks-bayes": both_runs("deep_mamba_seeds", "steps.hmm", (6, 4000), (5, 20_000),
+                                        ROUTING_MINUTES),
+}
+"""The runs registered to decide each claim that a smaller profile can leave undecided, by the
+claim's key (:class:`~attention_dynamics.book.verdicts.DecidingRun`)."""
+
+
 def _registry(claims: list[Claim]) -> dict[str, Claim]:
     registry = {}
     for entry in claims:
@@ -885,5 +966,7 @@ def _registry(claims: list[Claim]) -> dict[str, Claim]:
     return registry
 
 
-REGISTRY: dict[str, Claim] = _registry(CLAIMS)
+REGISTRY: dict[str, Claim] = _registry([
+    dataclasses.replace(entry, decided_by=DECIDING_RUNS[entry.key])
+    if entry.key in DECIDING_RUNS else entry for entry in CLAIMS])
 """Every claim the report judges, by key, in the report's order."""

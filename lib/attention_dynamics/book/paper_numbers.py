@@ -67,16 +67,16 @@ STICKY_CHAIN = {
 
 ENTROPY_MAE_BITS = {
     ("transformer", "bijection"): PaperNumber(5e-3, "0.003 to 0.007", "Paper I, bijection (V = 20)",
-                                              "mean curve"),
+                                              "mean curve", precision=2.5e-3),
     ("transformer", "hmm"): PaperNumber(0.049, "7.5 × 10⁻⁵ (v1), 0.049 (v3)", "Paper I, HMM v1 and v3",
                                         "mean curve"),
     ("mamba", "bijection"): PaperNumber(0.010, "0.010", "Paper I v3, architecture comparison",
-                                        "mean curve"),
+                                        "mean curve", precision=5e-4),
     ("mamba", "hmm"): PaperNumber(0.024, "0.024", "Paper I v3, architecture comparison; the "
                                   "authors' train_mamba.py, best validation checkpoint",
                                   "per sample"),
     ("lstm", "bijection"): PaperNumber(0.009, "0.009", "Paper I v3, architecture comparison",
-                                       "mean curve"),
+                                       "mean curve", precision=5e-4),
     ("lstm", "hmm"): PaperNumber(0.41, "0.41", "Paper I v3, architecture comparison; the authors' "
                                  "training script, best validation checkpoint", "per sample"),
     ("mlp", "bijection"): PaperNumber(1.85, "about 1.85", "Paper I, MLP control (V = 20)",

@@ -261,6 +261,19 @@ SEED_SHARE_LEVEL_REASON = (
     "the ledger"
 )
 
+REGISTERED_KEYS = (
+    "em-coherent-value-paths", "attention-first-fresh", "attention-first-fresh-sgd",
+    "bijection-separate-matches-bayes", "bijection-shared-matches-bayes",
+    "hmm-per-sample-tracks-bayes", "hmm-length-generalisation", "key-orthogonality-separate",
+    "key-orthogonality-shared", "key-signed-cosine-shared", "value-manifold-pc1-share-separate",
+    "value-manifold-pc1-share-shared", "value-manifold-entropy-order-bijection",
+    "value-manifold-hmm-leading-component", "routing-gradients-fade", "precision-after-settling",
+    "transformer-bijection-matches-bayes", "mamba-bijection-matches-bayes",
+    "lstm-bijection-matches-bayes", "transformer-hmm-tracks-bayes", "mamba-hmm-tracks-bayes",
+    "lstm-hmm-fails", "transformer-recall-solves", "mamba-recall-solves", "lstm-recall-fails",
+)
+"""The claims whose deciding runs the entry of 2026-12-07 registers."""
+
 RULE_LOG: tuple[RuleChange, ...] = (
     RuleChange(
         "2026-12-04",
@@ -1394,6 +1407,83 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "corrected here and the entry is left as it was written, so that the log only grows",
         "reproduced (decide)",
         "reproduced (decide)",
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 717e5c9",
+        (
+            "bijection-separate-matches-bayes",
+            "bijection-shared-matches-bayes",
+            "transformer-bijection-matches-bayes",
+            "mamba-bijection-matches-bayes",
+            "lstm-bijection-matches-bayes",
+        ),
+        "partly unless the share of seeds whose error is below 0.01 bits, the authors' pass bar, "
+        "passes the share test",
+        "partly unless the share of seeds within the size the paper states for the "
+        "architecture, read at its stated precision, passes the share test: at most 0.0075 bits "
+        "for the transformer (stated 0.003 to 0.007), 0.0105 for Mamba (0.010) and 0.0095 for "
+        "the LSTM (0.009)",
+        "a referee found one bar for three architectures stricter than the paper for Mamba, "
+        "whose stated error is 0.010 bits and whose released checkpoint holds 0.0133, and looser "
+        "than it for the transformer; each architecture is now held to its own stated size",
+        "partly, all five (decide, before its rerun: seeds below 0.01 bits, 0, 0, 0, 1 and 0 of 6)",
+        "partly, all five (the same decide results: seeds within the stated size, 0, 0, 0, 3 "
+        "and 0 of 6; Mamba's errors run from 0.0099 to 0.012 bits)",
+        {
+            "bijection-separate-matches-bayes": ("805d57930abd7b3a", "7ca89c66ae3c4f52"),
+            "bijection-shared-matches-bayes": ("f92c1a3352aadf99", "64e82696fac6680a"),
+            "transformer-bijection-matches-bayes": ("191562c6c53eeac2", "02dccbac5b3cf904"),
+            "mamba-bijection-matches-bayes": ("3afd2c6dbedcf1c4", "a2eb789d8edc8c18"),
+            "lstm-bijection-matches-bayes": ("d0426d56462ba63d", "3d92889c0252efc3"),
+        },
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 717e5c9",
+        REGISTERED_KEYS,
+        "a row left undecided for budget named, as what would change it, the training or the "
+        "seeds its checks asked for, some read off the current share of seeds",
+        "each of these rows registers the runs that decide it, smallest first: the chapter "
+        "profile, its seeds and its steps, and the estimated cost; a row left undecided for "
+        "budget names the next registered run, and where every registered run is made, says "
+        "that a larger run must be registered before it runs. The seeds and steps are read from "
+        "the profiles' settings by a test, and are part of each rule",
+        "a referee found that 'about N seeds at this share' invites adding seeds until a share "
+        "is significant; a run named before it runs cannot be chosen by its result. The decide "
+        "runs were registered after a first decide run of each of these chapters; their reruns "
+        "at this change are the registered runs, and the paper runs are registered before any ran",
+        "the verdicts as the last builds judged them, inconclusive for every row left undecided "
+        "for budget",
+        "the same verdicts on the same results, inconclusive rows still inconclusive: "
+        "registering a run changes what a row says would decide it, not its verdict",
+        {
+            "em-coherent-value-paths": ("7fedb4784a14f982", "8cedfc343c0eb499"),
+            "attention-first-fresh": ("d0f2a037d3521fdb", "4771a1798f7c9224"),
+            "attention-first-fresh-sgd": ("8c997adeabf1a8c7", "79926dffd261631a"),
+            "bijection-separate-matches-bayes": ("7ca89c66ae3c4f52", "ed648fbc039e029e"),
+            "bijection-shared-matches-bayes": ("64e82696fac6680a", "866d3b08ac23feb2"),
+            "hmm-per-sample-tracks-bayes": ("7d19da62b4b782a9", "529ad2981f84641e"),
+            "hmm-length-generalisation": ("8d0100e027b525ea", "f616ee95d9c4efed"),
+            "key-orthogonality-separate": ("efbc80b251045015", "3d14ea8a89bbb07a"),
+            "key-orthogonality-shared": ("d4b347ea0ee97d77", "e9186595c496afb8"),
+            "key-signed-cosine-shared": ("1501dd7f197b0870", "ebdf24cfd99b537b"),
+            "value-manifold-pc1-share-separate": ("b6b513fca9adc48a", "22105c8051a71e5d"),
+            "value-manifold-pc1-share-shared": ("0d32988c964bf107", "416ed9e783da8585"),
+            "value-manifold-entropy-order-bijection": ("1368da862b73c45c", "bad7183ebbc0c46a"),
+            "value-manifold-hmm-leading-component": ("05927d6e12040232", "f8e97ea880184b28"),
+            "routing-gradients-fade": ("e75a2a75edb13b34", "4e7bedff8e9cec01"),
+            "precision-after-settling": ("68de18d025cf1be6", "552807064e753158"),
+            "transformer-bijection-matches-bayes": ("02dccbac5b3cf904", "a1b576bb86e53e1f"),
+            "mamba-bijection-matches-bayes": ("a2eb789d8edc8c18", "8e514afbc405d6bf"),
+            "lstm-bijection-matches-bayes": ("3d92889c0252efc3", "9261cbc197ea510f"),
+            "transformer-hmm-tracks-bayes": ("7385dcad48ebf309", "7a52c0f08cd0243f"),
+            "mamba-hmm-tracks-bayes": ("3755661bc423d390", "63afbc8bcbe4c7e6"),
+            "lstm-hmm-fails": ("697e0f78bdd070e4", "63112de3a0074d87"),
+            "transformer-recall-solves": ("fdf538c4beb30ad8", "374b38b48a44a2c7"),
+            "mamba-recall-solves": ("c9aa118bd79a7174", "fc0af0b1fac98557"),
+            "lstm-recall-fails": ("8985ba66ca1c6233", "3c96af20806a049b"),
+        },
     ),
 )
 """Every logged change of a rule, oldest first (the book's page of the rule log shows them).

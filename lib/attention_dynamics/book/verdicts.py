@@ -1186,6 +1186,60 @@ def headline_row(quick: dict, decide: dict | None, decide_current: bool) -> dict
     return decide if decide is not None and decide_current else quick
 
 
+RUN_PROFILES = ("quick", "decide", "paper")
+"""Every chapter's profiles, smallest first, which is the order in which runs can decide a
+claim."""
+
+
+@dataclass(frozen=True)
+class DecidingRun:
+    """A run registered, before it runs, to decide a claim that a smaller run leaves open.
+
+    Its seeds and steps are those of a chapter profile's settings (a test reads them there), so
+    that neither can move after a result is seen without changing the claim's fingerprint.
+
+    Attributes:
+        profile: the chapter's profile that makes it, one of :data:`RUN_PROFILES` but the first.
+        seeds: the seeds it trains.
+        steps: the training steps of each seed.
+        seeds_setting: where the profile's settings hold ``seeds``, a dotted path (a list there
+            counts by its length).
+        steps_setting: where they hold ``steps``, a dotted path.
+        cost: its estimated cost in words, with what the estimate rests on.
+    """
+
+    profile: str
+    seeds: int
+    steps: int
+    seeds_setting: str
+    steps_setting: str
+    cost: str
+
+    def __post_init__(self):
+        if self.profile not in RUN_PROFILES[1:]:
+            raise ValueError(f"profile must be one of {RUN_PROFILES[1:]}; got {self.profile!r}")
+        if self.seeds < 1 or self.steps < 1:
+            raise ValueError(f"seeds and steps must be positive; got {self.seeds}, {self.steps}")
+        if not self.cost.strip():
+            raise ValueError("cost must estimate the run's cost in words")
+
+    def describe(self) -> str:
+        """The run in words."""
+        return (f"the {self.profile} profile's run, {written(self.seeds)} seeds of "
+                f"{written(self.steps)} steps ({self.cost})")
+
+
+def registered_change(runs: tuple[DecidingRun, ...], profile: str) -> str:
+    """What would decide a claim left open on ``profile``'s results: the first of its registered
+    ``runs`` made by a larger profile, or, where every registered run has been made, that a
+    larger one must be registered before it runs."""
+    later = [run for run in runs if RUN_PROFILES.index(run.profile) > RUN_PROFILES.index(profile)]
+    if later:
+        return f"the run registered to decide it: {later[0].describe()}"
+    return (f"the registered runs left it open ({'; '.join(run.describe() for run in runs)}); "
+            "a larger run, registered before it runs, would decide it")
+
+
 @dataclass(frozen=True)
 class Claim:
     """One tested claim: its text, source, the paper's number, its null, and how ours is judged.
@@ -1214,6 +1268,11 @@ class Claim:
     run (e.g. a Bayes entropy that is a function of the position alone cannot separate entropy
     order from position order); the claim is then always inconclusive, undecidable by design,
     with that reason, and its value and null are still shown.
+
+    ``decided_by`` registers, before they run, the runs that decide the claim where a smaller
+    run leaves it undecided for budget (:class:`DecidingRun`, smallest profile first); such a
+    row's "would change" names the next of them, never a seed count read off the current
+    share. They are part of the fingerprint.
     """
 
     claim: str
@@ -1233,6 +1292,7 @@ class Claim:
     failure: bool = False
     shown_with: tuple[tuple[str, str], ...] = ()
     control: str | None = None
+    decided_by: tuple[DecidingRun, ...] = ()
 
     def __post_init__(self):
         if self.undecidable is not None and not self.undecidable.strip():
@@ -1303,7 +1363,9 @@ class Claim:
             "reason": made.reason if self.control is None
             else "; ".join(part for part in (self.control, made.reason) if part),
             "basis": made.basis if self.control is None else CONTROL,
-            "would change": made.would_change,
+            "would change": registered_change(self.decided_by, content["profile"])
+            if self.decided_by and made.verdict == INCONCLUSIVE and made.basis == FOR_BUDGET
+            else made.would_change,
             "shown with": "; ".join(
                 f"{label}: {written(_metric(metrics, metric, f'claim {self.claim!r}'))}"
                 for label, metric in self.shown_with),

@@ -1,0 +1,81 @@
+"""The runs registered to decide the claims: what their rows say, and that each is its profile's."""
+
+import dataclasses
+import importlib
+
+import pytest
+
+from attention_dynamics.book.claims import DECIDING_RUNS, REGISTRY
+from attention_dynamics.book.verdicts import (
+    BeatsNull,
+    Claim,
+    DecidingRun,
+    Null,
+    ShortBudget,
+    registered_change,
+)
+
+DECIDE = DecidingRun("decide", 6, 1500, "n_seeds", "steps", "ten minutes")
+PAPER = DecidingRun("paper", 5, 20_000, "n_seeds", "steps", "eight GPU-hours")
+
+
+def setting(settings: dict, path: str) -> int:
+    """The value at dotted ``path`` of ``settings`` (a list by its length)."""
+    for part in path.split("."):
+        settings = settings[part]
+    return len(settings) if isinstance(settings, list) else settings
+
+
+@pytest.mark.parametrize("key", sorted(DECIDING_RUNS))
+def test_each_registered_run_is_its_profiles_run(key):
+    claim = REGISTRY[key]
+    chapter = importlib.import_module(f"attention_dynamics.chapters.{claim.notebook}")
+    assert claim.decided_by == DECIDING_RUNS[key]
+    for run in claim.decided_by:
+        chosen = chapter.settings(run.profile)
+        assert setting(chosen, run.seeds_setting) == run.seeds, (key, run.profile)
+        assert setting(chosen, run.steps_setting) == run.steps, (key, run.profile)
+
+
+def test_registered_runs_come_smallest_profile_first():
+    order = ("decide", "paper")
+    for key, runs in DECIDING_RUNS.items():
+        profiles = [run.profile for run in runs]
+        assert profiles == sorted(profiles, key=order.index), key
+
+
+def test_the_next_registered_run_is_named_and_a_made_one_never():
+    assert "decide profile's run, 6 seeds of 1,500 steps (ten minutes)" in registered_change(
+        (DECIDE, PAPER), "quick")
+    after_decide = registered_change((DECIDE, PAPER), "decide")
+    assert "paper profile's run, 5 seeds of 20,000 steps" in after_decide
+    assert "decide profile" not in after_decide
+    done = registered_change((DECIDE,), "decide")
+    assert "left it open" in done and "registered before it runs" in done
+
+
+def test_a_row_left_open_for_budget_names_the_registered_run_and_a_decided_row_does_not():
+    claim = Claim("the model leaves the plateau", "Paper I", "leaves it", "ch", "error",
+                  Null("plateau", "plateau"), BeatsNull(factor=0.5),
+                  budget=ShortBudget("sequences", authors=1_000_000, source="train.py"),
+                  decided_by=(DECIDE, PAPER))
+    short = {"ch": {"metrics": {"error": 0.4, "plateau": 0.4, "sequences": 1000},
+                    "profile": "quick", "device": "cpu"}}
+    row = claim.row(short)
+    assert row["verdict"] == "inconclusive"
+    assert row["would change"].startswith("the run registered to decide it: the decide profile")
+    solved = {"ch": short["ch"] | {"metrics": {"error": 0.01, "plateau": 0.4, "sequences": 1000}}}
+    assert "registered" not in claim.row(solved)["would change"]
+
+
+def test_a_registered_run_is_part_of_the_fingerprint_and_checks_its_input():
+    claim = REGISTRY["key-orthogonality-shared"]
+    fewer = dataclasses.replace(claim.decided_by[0], seeds=4)
+    assert dataclasses.replace(claim, decided_by=(fewer, claim.decided_by[1])).fingerprint != (
+        claim.fingerprint)
+    with pytest.raises(ValueError, match="profile must be one of"):
+        DecidingRun("quick", 2, 10, "n_seeds", "steps", "a minute")
+    with pytest.raises(ValueError, match="seeds and steps must be positive"):
+        DecidingRun("decide", 0, 10, "n_seeds", "steps", "a minute")
+    with pytest.raises(ValueError, match="cost"):
+        DecidingRun("decide", 2, 10, "n_seeds", "steps", " ")
