@@ -13,7 +13,6 @@ import torch  # noqa: E402
 from attention_dynamics.book.formatting import format_number  # noqa: E402
 from attention_dynamics.book.notebook import setup_notebook  # noqa: E402
 from attention_dynamics.book.plotting import (  # noqa: E402
-    COLUMN_INCHES,
     FIGURE_INCHES,
     legend_outside,
     panel_grid,
@@ -93,10 +92,10 @@ def test_format_number_writes_integers_whole_and_the_rest_to_three_figures():
 def test_panel_grid_gives_exactly_the_panels_asked_for_in_the_column():
     fig, axes = panel_grid(3, sharey=True)
     assert axes.shape == (3,) and len(fig.axes) == 3
-    assert fig.get_figwidth() <= COLUMN_INCHES
+    assert fig.get_figwidth() <= FIGURE_INCHES
     assert axes[0].get_position().y0 > axes[1].get_position().y0  # stacked, one to a row
     plt.close(fig)
-    fig, axes = panel_grid(3, columns=2, panel_size=(COLUMN_INCHES / 2, 2))
+    fig, axes = panel_grid(3, columns=2, panel_size=(FIGURE_INCHES / 2, 2))
     assert axes.shape == (3,) and len(fig.axes) == 3  # the fourth cell is removed
     assert axes[0].get_position().y0 > axes[2].get_position().y0  # two to a row
     plt.close(fig)

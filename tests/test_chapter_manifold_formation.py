@@ -36,7 +36,7 @@ from attention_dynamics.chapters.manifold_formation.frame import (
 )
 from attention_dynamics.chapters.manifold_formation.keys import position_against_inits
 from attention_dynamics.chapters.manifold_formation.probes import probe_part
-from attention_dynamics.chapters.manifold_formation.seeds import weakest_seed
+from attention_dynamics.chapters.manifold_formation.seeds import PER_SEED, weakest_seed
 from attention_dynamics.chapters.manifold_formation.settings import PROBE_PARTS
 from attention_dynamics.chapters.manifold_formation.training import key_position_mae, replicate_seed
 from attention_dynamics.chapters.manifold_formation.value_manifold import (
@@ -292,6 +292,14 @@ def test_tiny_run_records_the_committed_metric_names(tiny_run):
         assert set(results.timing_metrics) == set(committed["timing_metrics"])
     assert results.metrics["frame_routing_value_gradient_ratio_fall_n_seeds"] == 2
     assert all(math.isfinite(value) for value in results.metrics.values())
+    m = results.metrics
+    for layout in ("separate", "shared"):
+        assert found.seeds.bijections[layout].shape[0] == 2
+        for name in PER_SEED:  # n_seeds values each, seed 0 the bare number of (a), (d), (f)
+            assert m[f"{layout}_{name}_n_seeds"] == 2
+            assert f"{layout}_{name}_seed1" in m and f"{layout}_{name}_seed2" not in m
+            assert m[f"{layout}_{name}_seed0"] == m[f"{layout}_{name}"], (layout, name)
+        assert m[f"{layout}_bijection_solve_step_seeds_max"] >= m[f"{layout}_bijection_solve_step"]
     phrases = page_phrases(found, results)
     assert set(phrases) == {
         "authors_key_orthogonality_trained",

@@ -6,7 +6,8 @@ drawn and lists what keeps it from reading: a text (tick label, axis label, titl
 colour-bar label, annotation) reaching outside the canvas, two texts overlapping, or a text
 shown under 9 px. The constructed figures below show that the check finds each of these; then
 every figure a chapter notebook shows is drawn from the chapter run at its tiny settings
-(``tests/tiny_settings``, seconds each) and must have no problem.
+(``tests/tiny_settings``, seconds each) and must have no problem, as must the report's claim
+figure and the benchmarks page's ratios, drawn from constructed inputs.
 """
 
 import ast
@@ -16,17 +17,31 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
+import pandas as pd
 import pytest
 import torch
 
+from attention_dynamics.book import report
+from attention_dynamics.book.benchmark_summary import REGENERATION, goal_summary, ratios_figure
+from attention_dynamics.book.claims import REGISTRY
+from attention_dynamics.book.formatting import capitalised
 from attention_dynamics.book.plotting import (
     FIGURE_INCHES,
     MIN_POINTS,
     PHONE_COLUMN_PX,
+    drawn_texts,
     layout_problems,
     use_book_style,
 )
 from attention_dynamics.book.results import Results
+from attention_dynamics.book.rule_log import CLAIM_NAMES
+from attention_dynamics.book.verdicts import (
+    BY_DESIGN,
+    CONTROL,
+    EVIDENCE_AGAINST,
+    EVIDENCE_FOR,
+    FOR_BUDGET,
+)
 from attention_dynamics.chapters import CHAPTERS
 
 matplotlib.use("Agg")
@@ -132,3 +147,65 @@ def test_every_chapter_figure_reads_on_a_phone_and_a_desktop(tiny_runs, chapter,
     fig = figures.FIGURES[name](tiny_runs(chapter))
     assert fig.get_figwidth() <= FIGURE_INCHES + 1e-9
     assert layout_problems(fig) == []
+
+
+# ---- the report's claim figure and the benchmarks page's ratios, from constructed inputs ----
+
+def every_claim_ledger():
+    """Every registered claim (its real key, chapter and so its real short name), the headline
+    rows going through every verdict with each basis that can give it, a control by
+    construction as one."""
+    claims = list(REGISTRY.values())
+    outcomes = [("reproduced", EVIDENCE_FOR), ("partly", EVIDENCE_FOR),
+                ("not reproduced", EVIDENCE_AGAINST), ("inconclusive", FOR_BUDGET),
+                ("inconclusive", BY_DESIGN)]
+    rows = []
+    for k, claim in enumerate(claims):
+        verdict, basis = outcomes[k % len(outcomes)]
+        rows.append({"claim": claim.claim, "verdict": verdict,
+                     "basis": CONTROL if claim.control else basis})
+    headline = pd.DataFrame(rows, index=range(1, len(claims) + 1))
+    return report.Ledger(claims, {}, {}, headline, [None] * len(claims), headline)
+
+
+def test_the_report_claim_figure_reads_on_a_phone_and_a_desktop():
+    ledger = every_claim_ledger()
+    fig = report.claims_figure(ledger)
+    assert fig.get_figwidth() <= FIGURE_INCHES + 1e-9
+    assert layout_problems(fig) == []
+    # one panel per chapter, each row labelled by its claim's short name, in the ledger's order
+    labels = [tick.get_text() for ax in fig.axes for tick in ax.get_yticklabels()]
+    assert labels == [capitalised(CLAIM_NAMES[claim.key]) for claim in ledger.claims]
+    assert len(fig.axes) == len({claim.notebook for claim in ledger.claims})
+    # every text a reader sees is words: no metric or key with an underscore
+    assert not [text.get_text() for text in drawn_texts(fig) if "_" in text.get_text()]
+
+
+def notebook_ratio_names() -> list[str]:
+    """The rows the benchmarks notebook puts in its summary (``rows[...] = ...``), an f-string's
+    fields filled with the longest value they take ("transformer", a length of 128)."""
+    tree = ast.parse((ROOT / "notebooks" / "benchmarks.py").read_text())
+    names = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and node.value.id == "rows" and isinstance(node.ctx, ast.Store)):
+            key = node.slice
+            if isinstance(key, ast.Constant):
+                names.append(key.value)
+            elif isinstance(key, ast.JoinedStr):
+                names.append("".join(part.value if isinstance(part, ast.Constant)
+                                     else {"arch": "transformer"}.get(part.value.id, "128")
+                                     for part in key.values))
+    return names
+
+
+def test_the_benchmark_ratio_figure_reads_on_a_phone_and_a_desktop():
+    names = notebook_ratio_names()
+    assert len(names) >= 8 and any("transformer step, pinned" in name for name in names)
+    measured = {name: 10.0 ** ((k % 7) - 3) for k, name in enumerate(names)}
+    summary = goal_summary(measured | {REGENERATION: 800.0})
+    fig = ratios_figure(summary)
+    assert fig.get_figwidth() <= FIGURE_INCHES + 1e-9
+    assert layout_problems(fig) == []
+    labels = [tick.get_text().replace("\n", " ") for tick in fig.axes[0].get_yticklabels()]
+    assert labels == [name for name in names if name != REGENERATION][::-1]

@@ -7,7 +7,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.colors as mcolors  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.markers import MarkerStyle  # noqa: E402
 
 from attention_dynamics.book import report  # noqa: E402
 from attention_dynamics.book.results import Results  # noqa: E402
@@ -86,16 +89,67 @@ def test_without_decide_results_the_report_says_so():
     assert list(ledger.headline["profile"]) == ["quick", "quick"]
 
 
-def test_the_figure_places_a_claim_by_its_ratio_to_the_null_better_to_the_right():
+def figure_rows(fig) -> list[tuple[str, str, float, str, str]]:
+    """Each row the claim figure draws, top to bottom and panel by panel: (its panel's title,
+    its label, its column, its marker's face and edge colours as hex)."""
+    drawn = []
+    for ax in fig.axes:
+        labels = {tick.get_position()[1]: tick.get_text() for tick in ax.get_yticklabels()}
+        points = sorted(ax.collections, key=lambda points: -points.get_offsets()[0][1])
+        for collection in points:
+            x, y = collection.get_offsets()[0]
+            drawn.append((ax.texts[0].get_text(), labels[y], x,
+                          mcolors.to_hex(collection.get_facecolor()[0]),
+                          mcolors.to_hex(collection.get_edgecolor()[0])))
+    return drawn
+
+
+def marker_of(collection) -> str:
+    """Which of the figure's markers a scatter of one point draws."""
+    for marker in ("o", "s", "X"):
+        style = MarkerStyle(marker)
+        drawn = collection.get_paths()[0].vertices
+        expected = style.get_path().transformed(style.get_transform()).vertices
+        if drawn.shape == expected.shape and np.allclose(drawn, expected):
+            return marker
+    raise AssertionError("not one of the figure's markers")
+
+
+def test_the_figure_puts_each_claim_in_its_verdicts_column_labelled_by_its_short_name():
     ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
-    row = ledger.headline.loc[2]  # em_loss 2.1 against SGD's 2.0, lower is better
-    assert report.placed(LOWER, row, ledger) == pytest.approx(2.0 / 2.1)
-    better = row.copy()
-    better["ours"] = 1.0
-    assert report.placed(LOWER, better, ledger) == pytest.approx(2.0)
+    figure = report.claims_figure(ledger, names={"em-lower": "EM-like ends lower"})
+    green, red = (mcolors.to_hex(report.VERDICT_COLOURS[verdict])
+                  for verdict in ("reproduced", "not reproduced"))
+    # one panel per chapter; a claim without a short name is labelled by its statement;
+    # the column and the colour are the verdict, a filled marker the evidence that decides it
+    assert figure_rows(figure) == [
+        ("Chapter 1", "Identity", report.VERDICT_COLUMNS["reproduced"], green, green),
+        ("Chapter 3", "EM-like ends lower", report.VERDICT_COLUMNS["not reproduced"], red, red),
+    ]
+    assert [marker_of(ax.collections[0]) for ax in figure.axes] == ["o", "o"]
+    # the row's number in the table on the right
+    numbers = [[tick.get_text() for tick in ax.child_axes[0].get_yticklabels()]
+               for ax in figure.axes]
+    assert numbers == [["1"], ["2"]]
+    # the verdicts over the columns, and nothing on an axis that means something else
+    assert [tick.get_text() for tick in figure.axes[0].get_xticklabels()] == list(report.VERDICTS)
+    assert all(ax.get_xscale() == "linear" and not ax.get_xlabel() for ax in figure.axes)
+
+
+def test_the_figure_marks_a_claim_undecided_for_budget_with_an_open_marker():
+    share = Claim("EM-like faster", "Paper II", "every seed", "em_reading", "faster_share",
+                  Null("a coin flip", value=0.5), SeedShare("n_seeds", level=0.9),
+                  key="em-faster-share")
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"faster_share": 0.75, "n_seeds": 4}
+    ledger = report.build_ledger([share], results, {})
+    row = ledger.headline.loc[1]
+    assert (row["verdict"], row["basis"]) == ("inconclusive", "undecided for budget")
+    grey = mcolors.to_hex(report.VERDICT_COLOURS["inconclusive"])
     figure = report.claims_figure(ledger)
-    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
-    assert labels == ["1 (ch. 1, quick)", "2 (ch. 3, quick)"]
+    assert figure_rows(figure) == [("Chapter 3", "EM-like is faster",
+                                    report.VERDICT_COLUMNS["inconclusive"], "#ffffff", grey)]
+    assert marker_of(figure.axes[0].collections[0]) == "o"
 
 
 def test_the_table_has_one_row_per_claim_numbered_from_one():
@@ -162,8 +216,10 @@ def test_a_control_by_construction_keeps_its_verdict_but_is_counted_apart():
     decided = {"em_reading": results["em_reading"] | {"profile": "decide", "stale": False}}
     decide_ledger = report.build_ledger([EXACT, LOWER, control], results, decided)
     assert "Of its 2 rows (1 claims and 1 controls)" in report.provenance_text(decide_ledger)
-    labels = [label.get_text() for label in report.claims_figure(ledger).axes[0].get_yticklabels()]
-    assert labels[-1] == "3 (ch. 3, quick, control)"
+    figure = report.claims_figure(ledger, names={"mlp-fails": "the MLP fails"})
+    assert figure_rows(figure)[-1][:3] == ("Chapter 3", "The MLP fails",
+                                           report.VERDICT_COLUMNS["inconclusive"])
+    assert marker_of(figure.axes[-1].collections[-1]) == "s"  # a control, not a claim
     with pytest.raises(ValueError, match="control must say why"):
         Claim("x", "y", "z", "nb", "m", Null("floor"), Bound(1.0), control=" ")
 

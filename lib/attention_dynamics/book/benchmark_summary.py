@@ -7,11 +7,13 @@ are the project's (a ratio without a goal is there to be read, not judged).
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.figure
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from attention_dynamics.book.plotting import COLUMN_INCHES, legend_outside
+from attention_dynamics.book.plotting import FIGURE_INCHES, MIN_POINTS, legend_outside
 from attention_dynamics.book.verdicts import REPRODUCED, Bound
 
 REGENERATION = "book regeneration until this notebook (s)"
@@ -55,22 +57,46 @@ def goal_summary(measured: dict[str, float]) -> pd.DataFrame:
     })
 
 
+LABEL_CHARACTERS = 24
+"""The longest line of a bar's label in :func:`ratios_figure`; a longer name wraps, so that
+the bars keep half of the narrow figure."""
+
+ROW_INCHES = 0.48
+"""The height of one bar's row in :func:`ratios_figure` (a label on two lines)."""
+
+
+def bar_label(name: str) -> str:
+    """A row's name as its bar's label in :func:`ratios_figure`: wrapped at
+    :data:`LABEL_CHARACTERS`."""
+    return textwrap.fill(name, LABEL_CHARACTERS, break_on_hyphens=False)
+
+
 def ratios_figure(summary: pd.DataFrame) -> matplotlib.figure.Figure:
     """The ratios of ``summary`` (:func:`goal_summary`; the regeneration time left out) as
     horizontal bars on a log axis, the first row on top, each coloured by whether it meets its
-    goal, with the goal as a tick."""
+    goal, with the goal as a tick.
+
+    Drawn for the narrow column (:data:`~attention_dynamics.book.plotting.FIGURE_INCHES`
+    wide, no text under :data:`~attention_dynamics.book.plotting.MIN_POINTS` points), each
+    label wrapped (:func:`bar_label`), so that it reads on a phone as on a desktop."""
     ratios = summary.drop(index=[REGENERATION], errors="ignore")
     if ratios.empty:
         raise ValueError("summary holds no ratio to draw")
     names = list(ratios.index)[::-1]  # the first row on top
-    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 0.45 * len(names) + 1.6))
-    ax.barh(names, ratios.loc[names, "measured"].astype(float),
+    lines = sum(bar_label(name).count("\n") + 1 for name in names)
+    fig, ax = plt.subplots(figsize=(FIGURE_INCHES, ROW_INCHES / 2 * max(lines, len(names))
+                                    + 1.8), layout="constrained")
+    positions = range(len(names))
+    ax.barh(positions, ratios.loc[names, "measured"].astype(float),
             color=[COLOURS[ratios.loc[name, "meets the goal"]] for name in names])
+    ax.set_yticks(positions, [bar_label(name) for name in names], fontsize=MIN_POINTS)
+    ax.set_ylim(-0.6, len(names) - 0.4)
     for k, name in enumerate(names):
         if name in GOALS:
             ax.plot(GOALS[name].bound, k, "k|", ms=16, mew=2)
     ax.axvline(1.0, color="0.3", lw=0.8)
     ax.set_xscale("log")
+    ax.tick_params(axis="x", labelsize=MIN_POINTS)
     ax.set_xlabel("ratio (log scale)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[key], label=label)
                for key, label in MEETS.items()]

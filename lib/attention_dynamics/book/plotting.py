@@ -44,12 +44,6 @@ that text of :data:`MIN_POINTS` still shows at :data:`MIN_SHOWN_PX` px or more w
 shrinks the figure to its column (:data:`PHONE_COLUMN_PX`), and shown at its natural size,
 text at 15 px or more, in a desktop column (:data:`DESKTOP_COLUMN_PX`)."""
 
-COLUMN_INCHES = 9.0
-"""The widest figure, in inches, that the text column shows near its natural size on a desktop
-screen (990 px against a column of about 770 px); a phone shrinks it to a third. Only figures
-not yet drawn for the narrow column use it (the benchmarks page's ratios, whose long bar labels
-need it); a chapter figure is :data:`FIGURE_INCHES` wide."""
-
 PHONE_COLUMN_PX = 330
 """The width, in CSS px, of the column a figure is shown in on a 390 px phone screen (the text
 column is about 342 px; a notebook's output area a little narrower)."""

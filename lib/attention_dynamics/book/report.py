@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from attention_dynamics.book.catalogue import describe
 from attention_dynamics.book.claims import (
@@ -29,14 +31,18 @@ from attention_dynamics.book.claims import (
     SOLVED_SHARE,
 )
 from attention_dynamics.book.formatting import capitalised, format_number, without_e_notation
+from attention_dynamics.book.plotting import FIGURE_INCHES, MIN_POINTS
 from attention_dynamics.book.results import Results
 from attention_dynamics.book.rule_log import CLAIM_NAMES, RULE_LOG, RuleChange, moving_changes
 from attention_dynamics.book.verdicts import (
     BASES,
+    BY_DESIGN,
     CONTROL,
+    EVIDENCE_AGAINST,
+    EVIDENCE_FOR,
+    FOR_BUDGET,
     VERDICTS,
     Claim,
-    OutsideNullRange,
     ShortBudget,
     headline_row,
     tally,
@@ -56,6 +62,7 @@ def chapter_words(notebook: str) -> str:
     """A notebook that makes results as a reader names it: ``"chapter 5"``."""
     return f"chapter {CHAPTER_NUMBERS[notebook]}"
 
+
 VERDICT_COLOURS = {
     "reproduced": "#2a9d8f",
     "partly": "#e9c46a",
@@ -63,9 +70,6 @@ VERDICT_COLOURS = {
     "inconclusive": "#8d99ae",
 }
 """One colour per verdict in the report's figure."""
-
-RATIO_LIMITS = (1e-3, 1e3)
-"""The ends of the figure's axis; ratios beyond them are drawn at the edge, as open triangles."""
 
 
 @dataclass
@@ -380,73 +384,133 @@ def sensitivity_text(root: Path) -> str:
         "without the pin is stale until it is rerun under it.")
 
 
-def _yardstick(claim: Claim, row: pd.Series, ledger: Ledger) -> float:
-    """What our number is divided by in the figure: for a null drawn many times, the edge of
-    its range that the value lies beyond (the middle when inside); else the null, else the
-    bound or the paper's."""
-    if isinstance(claim.rule, OutsideNullRange):
-        source = ledger.decided if row["profile"] == "decide" else ledger.found
-        low, high = claim.rule.bounds(source[claim.notebook]["metrics"])
-        value = row["ours"]
-        return high if value > high else low if value < low else (low + high) / 2
-    if not pd.isna(row["null value"]) and row["null value"] != 0:
-        return row["null value"]
-    return getattr(claim.rule, "bound", None) or getattr(claim.rule, "paper", 1.0)
+VERDICT_COLUMNS = {"reproduced": 0.0, "partly": 1.0, "not reproduced": 2.0, "inconclusive": 3.5}
+"""The claim figure puts each verdict's column here: the three verdicts that decide a claim in
+order, from the paper's side, and "inconclusive" apart from them."""
+
+BASIS_MARKERS = {
+    EVIDENCE_FOR: ("o", True),
+    EVIDENCE_AGAINST: ("o", True),
+    FOR_BUDGET: ("o", False),
+    BY_DESIGN: ("X", True),
+    CONTROL: ("s", True),
+}
+"""The claim figure marks each basis so, filled or not, with a filled circle for a row that
+the evidence decides, an open one for a row undecided for budget, a cross for one
+undecidable by design, a square for a control by construction."""
+
+BASIS_LEGEND = {
+    EVIDENCE_FOR: "decided by the evidence",
+    FOR_BUDGET: "undecided for budget",
+    BY_DESIGN: "undecidable by design",
+    CONTROL: "control by construction",
+}
+"""The claim figure's legend entries, by the basis whose marker each shows (evidence for and
+against share one)."""
+
+NAME_CHARACTERS = 52
+"""The longest line of a claim's name in the claim figure; a longer name (a claim without a
+short name, labelled by its statement) wraps."""
+
+ROW_INCHES = 0.25
+"""The height of one claim's row in the claim figure."""
 
 
-def placed(claim: Claim, row: pd.Series, ledger: Ledger) -> float:
-    """Where the claim sits on the figure's axis: ours against the yardstick, by size (a
-    signed statistic too), turned over where the claim wants a low number, so that right of 1
-    is better. A null at 0 gives no ratio: the point goes beyond the edge on the side of our
-    number's sign."""
-    lower = claim.rule.lower_is_better(row["null value"])
-    if row["null value"] == 0 and not isinstance(claim.rule, OutsideNullRange):
-        better = row["ours"] < 0 if lower else row["ours"] > 0
-        return RATIO_LIMITS[1] * 10 if better else RATIO_LIMITS[0] / 10
-    return abs(row["ours"] / _yardstick(claim, row, ledger)) ** (-1.0 if lower else 1.0)
+def figure_name(claim: Claim, row: pd.Series, names: Mapping[str, str] = CLAIM_NAMES) -> str:
+    """A claim's label in the claim figure: its short name (``names``, by claim key; its full
+    statement where it has none), capitalised, wrapped at :data:`NAME_CHARACTERS`."""
+    name = capitalised(names.get(claim.key) or row["claim"])
+    return textwrap.fill(name, NAME_CHARACTERS, break_on_hyphens=False)
 
 
-def claims_figure(ledger: Ledger) -> plt.Figure:
-    """Every claim's headline row as a point, our number against its null (log axis), coloured
-    by its verdict and labelled with its number, chapter and profile."""
-    headline = ledger.headline
-    ratios = np.array([placed(claim, row, ledger) for claim, (_, row)
-                       in zip(ledger.claims, headline.iterrows(), strict=True)])
-    shown = np.clip(ratios, *RATIO_LIMITS)
-    markers = np.where(ratios > RATIO_LIMITS[1], ">",
-                       np.where(ratios < RATIO_LIMITS[0], "<", "o"))
-    fig, ax = plt.subplots(figsize=(6.5, 0.2 * len(headline) + 1.2))
-    positions = np.arange(len(headline))[::-1]
-    ax.axvline(1.0, color="0.5", lw=0.8)
-    for verdict in VERDICTS:
-        chosen = (headline["verdict"] == verdict).to_numpy()
-        for marker in ("o", "<", ">"):
-            picked = chosen & (markers == marker)
-            ax.scatter(shown[picked], positions[picked], color=VERDICT_COLOURS[verdict], s=30,
-                       marker=marker, label=verdict if marker == "o" else None, zorder=3)
-    ax.set_xscale("log")
-    ax.set_xlim(RATIO_LIMITS[0] / 2, RATIO_LIMITS[1] * 2)
-    ax.set_yticks(positions, [
-        f"{number} (ch. {CHAPTER_NUMBERS[claim.notebook]}, {row['profile']}"
-        f"{', control' if row['basis'] == CONTROL else ''})"
-        for number, claim, (_, row) in zip(ledger.numbers, ledger.claims, headline.iterrows(),
-                                           strict=True)], fontsize=8)
-    ax.set_xlabel("ours over the null (right of 1: better)")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False,
-              fontsize=9)
+def claims_figure(ledger: Ledger, names: Mapping[str, str] = CLAIM_NAMES) -> plt.Figure:
+    """Every headline row (claims and controls) as one row of the figure, in the report's
+    order, one panel per chapter, stacked: the row's verdict as its column and its colour,
+    what decides it (its basis) as the marker; each row labelled by its claim's short name
+    (``names``) on the left and its number in the report's table on the right.
+
+    Only the verdict and its basis are drawn, because they are the only quantities that mean
+    the same on every row. The claims' own numbers do not: one is a share of seeds, the next
+    an error in bits, an accuracy or a ratio of times, each judged by its own rule against its
+    own null, so no one axis can place them all (the figure once divided each by its null on
+    one log axis, where a share of seeds that reproduced sat left of 1, "worse than the
+    null", beside a ratio far to the right only because its null was small). The numbers,
+    nulls and reasons are in the report's table, under the same row numbers.
+
+    Drawn for the narrow column: :data:`~attention_dynamics.book.plotting.FIGURE_INCHES` wide,
+    each name on one line, no text under :data:`~attention_dynamics.book.plotting.MIN_POINTS`
+    points, the verdicts' names over the columns at the top and again at the bottom (the
+    figure is taller than a phone's screen)."""
+    chapters = list(dict.fromkeys(claim.notebook for claim in ledger.claims))
+    rows = {notebook: [(number, claim, row) for number, claim, (_, row)
+                       in zip(ledger.numbers, ledger.claims, ledger.headline.iterrows(),
+                              strict=True)
+                       if claim.notebook == notebook] for notebook in chapters}
+    lines = {notebook: [figure_name(claim, row, names).count("\n") + 1
+                        for _, claim, row in rows[notebook]] for notebook in chapters}
+    heights = [ROW_INCHES * sum(lines[notebook]) + 0.3 for notebook in chapters]
+    fig, axes = plt.subplots(
+        len(chapters), 1, squeeze=False, sharex=True, layout="constrained",
+        figsize=(FIGURE_INCHES, sum(heights) + 2.4), height_ratios=heights)
+    axes = axes[:, 0]
+    columns = list(VERDICT_COLUMNS.values())
+    for ax, notebook in zip(axes, chapters, strict=True):
+        chosen = rows[notebook]
+        # each row as high as its name's lines, the first row on top
+        tops = np.cumsum([0, *lines[notebook]])
+        positions = -(tops[:-1] + tops[1:]) / 2
+        for (_, _, row), y in zip(chosen, positions, strict=True):
+            marker, filled = BASIS_MARKERS[row["basis"]]
+            colour = VERDICT_COLOURS[row["verdict"]]
+            ax.scatter(VERDICT_COLUMNS[row["verdict"]], y, marker=marker, s=55, zorder=3,
+                       color=colour if filled else "white", edgecolors=colour,
+                       linewidths=1.6)
+        ax.set_ylim(-tops[-1], 0)
+        ax.set_yticks(positions, [figure_name(claim, row, names) for _, claim, row in chosen],
+                      fontsize=MIN_POINTS)
+        numbers = ax.secondary_yaxis("right")
+        numbers.set_yticks(positions, [str(number) for number, _, _ in chosen],
+                           fontsize=MIN_POINTS)
+        numbers.tick_params(length=0)
+        ax.tick_params(length=0)
+        ax.grid(True, color="0.88", lw=0.8)
+        ax.set_axisbelow(True)
+        title = (capitalised(chapter_words(notebook)) if notebook in CHAPTER_NUMBERS
+                 else notebook)
+        # over the names, from the figure's left edge
+        ax.text(0.0, 1.0, title, ha="left", va="bottom", fontsize=MIN_POINTS + 0.5,
+                fontweight="bold", transform=blended_transform_factory(
+                    fig.transFigure, ax.transAxes) + ScaledTranslation(
+                        0.04, 0.04, fig.dpi_scale_trans))
+    axes[0].set_xlim(columns[0] - 0.6, columns[-1] + 0.6)
+    axes[-1].set_xticks(columns, list(VERDICT_COLUMNS), fontsize=MIN_POINTS)
+    axes[0].tick_params(axis="x", labeltop=True, labelrotation=90)
+    axes[-1].tick_params(axis="x", labelrotation=90)
+    axes[-1].tick_params(axis="x", labelbottom=True)
+    for ax in axes[1:]:
+        ax.tick_params(axis="x", labeltop=False)
+    for ax in axes[:-1]:
+        ax.tick_params(axis="x", labelbottom=False)
+    handles = [plt.Line2D([], [], ls="", marker=BASIS_MARKERS[basis][0], ms=7.5, mew=1.6,
+                          color="0.35", markerfacecolor="0.35" if BASIS_MARKERS[basis][1]
+                          else "white", label=label)
+               for basis, label in BASIS_LEGEND.items()]
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, frameon=False,
+               fontsize=MIN_POINTS, handletextpad=0.3, columnspacing=1.0)
     return fig
 
 
 FIGURE_CAPTION = (
-    "**Every claim on its most decisive current evidence, against its null.** One row per "
-    "claim, numbered as in the table below and labelled with its chapter and the profile whose "
-    "results decide it. A point is our number divided by its null's (for a null drawn many "
-    "times, by the edge of its range; for a null without a number, by the bound or the paper's "
-    "number), turned over where the claim wants a low number: **right of 1 is better than the "
-    "null**, left of it worse, and a failure claim (the model stays at its null) belongs at 1. "
-    "Triangles sit beyond the axis, as does a claim whose null is 0 (it has no ratio), on the "
-    "side of its sign. The colour is the verdict; a row marked *control* is a control by "
-    "construction, not a claim.")
+    "**Every claim's verdict, chapter by chapter.** One row per claim, and per control by "
+    "construction, on its most decisive current evidence: on the left the claim's short "
+    "name, on the right its row in the table below. The column and the colour are the "
+    "verdict; the marker is what decides it: a filled circle, the evidence for or against "
+    "the claim; an open circle, runs too short or too few to decide it (undecided for "
+    "budget); a cross, a set-up that cannot decide it whatever the run (undecidable by "
+    "design); a square, a control by construction, which checks the set-up rather than a "
+    "claim. The claims' own numbers are not drawn: they are shares of seeds, errors, "
+    "accuracies and ratios, each against its own null, which no one axis can hold; the "
+    "table gives each with its null and its reason.")
 """The caption under :func:`claims_figure` (markdown)."""
 
 

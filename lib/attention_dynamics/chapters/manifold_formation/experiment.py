@@ -72,6 +72,6 @@ def run(results: Results, chosen: dict, device: torch.device, seed: int) -> Mani
     replacement = replacement_bijection(results, chosen, device, seed)
     bayes_predictive_share(results, probe.batch, separate.task)
     frame = frame_and_precision(results, chosen, separate, probe, device, seed)
-    seeds = every_seed(results, chosen, runs, hmm, manifold.inputs["hmm"], hmm_beyond, device, seed)
+    seeds = every_seed(results, chosen, runs, hmm, manifold.inputs, hmm_beyond, device, seed)
     return ManifoldFormationRun(runs, hmm, mlps, keys, alignment, ablation, manifold, hmm_beyond,
                                 replacement, frame, seeds)

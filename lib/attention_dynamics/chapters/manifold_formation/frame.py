@@ -267,8 +267,9 @@ class FrameSeed:
         beyond_jitter: per layer, the largest ratio of the end window over the ratio's peak
             before it (mean over parts; below 1: a fall that the end's jitter does not reach).
         beyond_jitter_high: per layer, the upper end of its 95 % t interval over the parts.
-        gain: the MAE at the attention's settling step over the end window's (mean over parts;
-            1: no gain).
+        gain: the MAE at the attention's settling step over the end window's largest (per part,
+            then the mean over parts; 1 or less: no gain beyond the end's jitter, as for an
+            attention that never settled, whose settling step lies in the end window).
         gain_interval: its 95 % t interval over the parts.
         keys_mae: the last checkpoint's mean-curve MAE (bits) at the key positions.
         loss_fall: the training loss's fall over the last tenth of training.
@@ -294,7 +295,7 @@ def frame_measures(run: FrameRun, data: FrameData) -> FrameSeed:
     chosen on the probe, the fall measured on the second probe batch: the mean of layers' end
     window over its peak, and each layer's end-window largest over its peak before the end
     window) and the gain in precision after the attention settled (on parts of the held-out
-    batches)."""
+    batches, over the end window's worst checkpoint)."""
     table = frame_dynamics(run, data)
     settle, relative = settle_steps(table)
     end = end_window(list(table.index))
@@ -307,7 +308,10 @@ def frame_measures(run: FrameRun, data: FrameData) -> FrameSeed:
         layer_peak = before_end[f"routing / value gradient, layer {layer}"].idxmax()
         beyond.append(end_parts[:, :, layer].max(0).values
                       / part_ratios(run, data, layer_peak)[:, layer])
-    end_maes = torch.stack([part_maes(run, data, step) for step in end]).mean(0)
+    # per part, the gain over the end window's worst checkpoint, a gain beyond the end's own
+    # jitter; an attention that never settled has its settling step in the end window, so it
+    # gains at most 1 by construction
+    end_maes = torch.stack([part_maes(run, data, step) for step in end]).max(0).values
     gains = part_maes(run, data, settle["attention"]) / end_maes
     task = data.run.task
     return FrameSeed(

@@ -8,6 +8,7 @@ from attention_dynamics.book.catalogue import Metric
 _LAYOUTS = ("separate", "shared")  # the bijections' token layouts
 _TASKS = (*_LAYOUTS, "hmm")  # the tasks whose value manifold is measured
 _PROTOCOLS = ("scored_final", "value_prenorm", "value_standardised", "value_best_pc", "per_sequence")
+_UNSEEDED = tuple(p for p in _PROTOCOLS if p != "value_standardised")  # no share per seed
 _LENGTHS = ("18", "30", "50")  # HMM test lengths: 30 and 50 in every profile, 18 in the tests' tiny run
 _LAYERS = tuple(str(layer) for layer in range(6))  # bijection transformer layers: 2, or 6 in paper
 _BEYOND = ("hmm", "replacement")  # the runs whose entropy varies within a position
@@ -21,7 +22,7 @@ METRICS: tuple[Metric, ...] = (
            "Sequences each bijection transformer trained on (steps times batch size, each one fresh)"),
     Metric("separate_bijection_entropy_mae_keys_bits", "bits",
            "Separate layout: mean absolute gap of the trained transformer's mean entropy curve to the "
-           "Bayes curve at the key positions, on held-out bijections"),
+           "Bayes curve at the key positions, on held-out bijections", "seeds"),
     Metric("shared_bijection_entropy_mae_keys_bits", "bits",
            "Shared layout: mean absolute gap of the trained transformer's mean entropy curve to the "
            "Bayes curve at the key positions only (final query left out), on held-out bijections",
@@ -123,7 +124,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("{layout}_key_orthogonality", "cosine",
            "Mean absolute cosine between the trained transformer's layer-0 keys of the V hypothesis "
            "tokens after the first norm, per head, averaged over heads (authors' analysis suite)",
-           values={"layout": _LAYOUTS}),
+           "seeds", values={"layout": _LAYOUTS}),
     Metric("{layout}_key_orthogonality_random_init", "cosine",
            "The same mean absolute hypothesis-key cosine for the same transformer at its initialisation",
            values={"layout": _LAYOUTS}),
@@ -136,7 +137,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("{layout}_key_signed_cosine", "cosine",
            "Signed mean cosine between the trained transformer's raw hypothesis-token embeddings "
            "through the layer-0 key weights, per head, averaged (authors' figure script)",
-           values={"layout": _LAYOUTS}),
+           "seeds", values={"layout": _LAYOUTS}),
     Metric("{layout}_key_signed_cosine_random_init", "cosine",
            "The same signed mean raw hypothesis-key cosine for the same transformer at its "
            "initialisation", values={"layout": _LAYOUTS}),
@@ -190,7 +191,13 @@ METRICS: tuple[Metric, ...] = (
     Metric("{task}_manifold_{protocol}_share", "share",
            "Variance share of the axis a manifold protocol reads (PC1, or the best of PC1-5) in the "
            "trained transformer's representations of probe sequences, by task",
-           values={"task": _TASKS, "protocol": _PROTOCOLS}),
+           values={"task": _TASKS, "protocol": _UNSEEDED}),
+    Metric("hmm_manifold_value_standardised_share", "share",
+           "HMM filtering: variance share of PC1 of the trained transformer's standardised "
+           "representations at the scored positions of probe sequences"),
+    Metric("{layout}_manifold_value_standardised_share", "share",
+           "Variance share of PC1 of the trained transformer's standardised representations at the "
+           "value positions of the layout's probe sequences", "seeds", values={"layout": _LAYOUTS}),
     Metric("{task}_manifold_{protocol}_entropy_corr", "correlation",
            "Absolute correlation of that axis with the Bayes entropy (Spearman; Pearson for the best of "
            "PC1-5), trained transformer, by task and protocol",
@@ -217,7 +224,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("{layout}_manifold_value_standardised_share_{end}", "share",
            "Low or high end (as named) of the 95 % t interval of the trained transformer's PC1 share at "
            "standardised value positions over 8 disjoint parts of the probe",
-           values={"layout": _LAYOUTS, "end": ("low", "high")}),
+           "seeds", values={"layout": _LAYOUTS, "end": ("low", "high")}),
     Metric("bayes_predictive_pc1_share", "share",
            "Separate layout: variance share of PC1 of the Bayes predictive vectors at the key positions "
            "of the probe sequences"),
@@ -267,12 +274,13 @@ METRICS: tuple[Metric, ...] = (
            "largest routing-over-value gradient ratio over its peak, largest over layers (below 1: a fall "
            "beyond the end's jitter)", "spread"),
     Metric("frame_mae_gain_after_attention_settle", "ratio",
-           "Constant-rate runs: entropy MAE when the attention settled over the end window's MAE, on "
-           "held-out parts (above 1: precision gained afterwards)", "spread"),
+           "Constant-rate runs: entropy MAE when the attention settled over the end window's largest, "
+           "on held-out parts (above 1: precision gained afterwards beyond the end's jitter)",
+           "spread"),
     Metric("frame_mae_gain_after_attention_settle_low", "ratio",
            "Constant-rate runs: lower end of the 95 % t interval, over held-out parts, of the entropy MAE "
-           "when the attention settled over the end window's (above 1: precision gained afterwards)",
-           "spread"),
+           "when the attention settled over the end window's largest (above 1: precision gained "
+           "afterwards beyond the end's jitter)", "spread"),
     Metric("frame_attention_settle_step", "steps",
            "Constant-rate runs: step from which the attention of the heads that matter stays settled "
            "near its end state", "spread"),
@@ -299,9 +307,16 @@ METRICS: tuple[Metric, ...] = (
            "Chance level of the key-frame similarity (mean squared cosine of principal angles) between "
            "random 3-dimensional subspaces of a head's key space"),
     # (h) the judged numbers on every seed
-    Metric("shared_bijection_loss_fall_last_tenth_seeds_max", "ratio",
-           "Shared layout: relative fall of the bijection transformer's training loss over the last "
-           "tenth of training, the largest over seeds"),
+    Metric("{layout}_bijection_loss_fall_last_tenth_seeds_max", "ratio",
+           "Relative fall of the bijection transformer's training loss over the last tenth of "
+           "training (a's settings), the largest over seeds, by layout", values={"layout": _LAYOUTS}),
+    Metric("{layout}_bijection_solve_step_seeds_max", "steps",
+           "First checkpoint from which the bijection transformer (a's settings) stays solved at the "
+           "key positions of held-out bijections (at most 0.05 bits), the latest over seeds, by layout",
+           values={"layout": _LAYOUTS}),
+    Metric("{layout}_bijection_entropy_mae_keys_bits_seeds_max", "bits",
+           "Mean-curve entropy MAE of the bijection transformer (a's settings) at the key positions "
+           "of held-out bijections, the largest over seeds, by layout", values={"layout": _LAYOUTS}),
     Metric("hmm_entropy_mae_per_sample_bits_seeds_max", "bits",
            "HMM filtering at the training length: per-sample entropy MAE of the trained transformer "
            "against Bayes, the largest over seeds"),

@@ -117,15 +117,25 @@ def record_protocols(results: Results, table: pd.DataFrame) -> None:
                                row["correlation"])
 
 
-def part_shares(inputs: ProtocolInputs) -> torch.Tensor:
-    """``(PROBE_PARTS,)`` the trained model's PC1 share (standardised value positions) on each
-    disjoint part of the probe (:func:`~attention_dynamics.chapters.manifold_formation.probes.probe_part`)."""
-    trained = inputs.probe.at_step(inputs.probe.final_step)
-    shares = []
-    for i in range(PROBE_PARTS):
-        found = inputs.protocols(trained, probe_part(inputs.probe.batch, i))
-        shares.append(found["value positions, standardised"].share)
-    return torch.tensor(shares)
+STANDARDISED = PROTOCOLS[2]
+"""The protocol whose PC1 share carries an interval over the probe's parts and is judged on every
+seed: the value positions, each coordinate standardised."""
+
+
+def part_shares(inputs: ProtocolInputs, model: nn.Module) -> torch.Tensor:
+    """``(PROBE_PARTS,)`` ``model``'s PC1 share (a fraction of the variance, standardised value
+    positions) on each disjoint part of the probe
+    (:func:`~attention_dynamics.chapters.manifold_formation.probes.probe_part`)."""
+    return torch.tensor([inputs.protocols(model, probe_part(inputs.probe.batch, i))[STANDARDISED].share
+                         for i in range(PROBE_PARTS)])
+
+
+def standardised_share(inputs: ProtocolInputs, model: nn.Module) -> tuple[float, float, float]:
+    """``model``'s PC1 share (a fraction of the variance) at the standardised value positions of
+    the probe sequences, and the 95 % t interval ``(low, high)`` of that share over the probe's
+    disjoint parts (:func:`part_shares`): the numbers (f) records for one trained model."""
+    return (inputs.protocols(model)[STANDARDISED].share,
+            *t_interval(part_shares(inputs, model)))
 
 
 def value_manifolds(results: Results, chosen: dict, runs: dict[str, BijectionRun], mlps: MlpControls,
@@ -152,7 +162,9 @@ def value_manifolds(results: Results, chosen: dict, runs: dict[str, BijectionRun
     table = protocol_table(rows)
     record_protocols(results, table)
     for layout in runs:
-        results.record_all(dict(zip(("low", "high"), t_interval(part_shares(inputs[layout])), strict=True)),
+        trained = inputs[layout].probe.at_step(inputs[layout].probe.final_step)
+        results.record_all(dict(zip(("low", "high"), t_interval(part_shares(inputs[layout], trained)),
+                                    strict=True)),
                            prefix=f"{layout}_manifold_value_standardised_share_")
     return ValueManifold(inputs, table)
 
