@@ -445,12 +445,16 @@ CLAIMS = [
         "em-coherent-value-paths",
         f"Value trajectories are more coherent under EM-like at equal loss ({EM_SEEDS} "
         "whose EM-like straightness, net / path length up to the step at which "
-        "the run reaches its seed's SGD final loss, is above the SGD run's; EM-like minus SGD)",
+        "the run reaches its seed's SGD final loss, is above the SGD run's; EM-like minus SGD; "
+        "the whole runs' straightness, the comparison this one replaced after it was seen, "
+        "shown beside)",
         "Paper II, value PCA trajectories",
         "more coherent",
         "em_reading",
         "em_minus_sgd_path_straightness_matched",
         Null("SGD of the same seed (difference 0)", value=0.0),
+        shown_with=(("whole runs, EM-like", "em_path_straightness"),
+                    ("whole runs, SGD", "sgd_path_straightness")),
         **seed_by_seed("em_minus_sgd_path_straightness_matched", BeatsNull(at_most=False)),
     ),
     claim(
