@@ -61,14 +61,14 @@ slurm:
 	       >/dev/null))) || \
 	  echo "Slurm is not installed and could not be: the Slurm test will be skipped"
 
-# The decide profile (about two hours on two CPU cores): the experiments of chapters 3-5 whose
+# The decide profile (about two hours on two CPU cores): the experiments of chapters 2-5 whose
 # claims the quick profile leaves undecided for budget, run longer and on more seeds, by the
 # command line (python -m attention_dynamics run). DECIDE_CHAPTERS picks the chapters (all
-# three by default); each runs alone (`make decide-em_reading`, say) and writes
+# four by default); each runs alone (`make decide-em_reading`, say) and writes
 # results/decide/<chapter>.json only when it succeeded, replacing the previous one. Commit them:
 # the report judges them beside the quick build's, and flags one stale once the library that
 # makes results has changed since it ran.
-DECIDE_CHAPTERS ?= em_reading manifold_formation content_routing
+DECIDE_CHAPTERS ?= value_update em_reading manifold_formation content_routing
 .PHONY: $(addprefix decide-,$(DECIDE_CHAPTERS))
 decide: $(addprefix decide-,$(DECIDE_CHAPTERS))
 

@@ -57,7 +57,9 @@ def tiny_run(tmp_path_factory):
 
 def test_settings_are_a_copy_per_profile_with_seeds_overridden():
     assert set(SETTINGS) == {"quick", "decide", "paper"}
-    assert SETTINGS["decide"] == SETTINGS["quick"]  # the decide profile changes nothing here
+    # the decide profile is the quick run on more seeds
+    assert SETTINGS["decide"] == SETTINGS["quick"] | {"n_seeds": SETTINGS["decide"]["n_seeds"]}
+    assert SETTINGS["decide"]["n_seeds"] > SETTINGS["quick"]["n_seeds"]
     chosen = settings("quick")
     chosen["steps"] = 3
     assert SETTINGS["quick"]["steps"] == 400

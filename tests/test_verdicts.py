@@ -184,3 +184,23 @@ def test_a_claim_whose_regime_the_run_never_reached_is_inconclusive_with_what_it
     assert decide(rule, 1.0, no_order, {"uniformity": 0.45}, solved=sharpened)[0] == "reproduced"
     assert decide(rule, 0.5, no_order, {"uniformity": 0.45},
                   solved=sharpened)[0] == "not reproduced"
+
+
+def test_beyond_the_setting_by_share_of_seeds_needs_enough_seeds_past_it():
+    from attention_dynamics.book.verdicts import BeyondTheSetting
+
+    check = BeyondTheSetting("margin", "training both halves gives much of it", none=0.0,
+                             level=0.90)
+
+    def seeds(values):
+        return {f"margin_seed{i}": v for i, v in enumerate(values)} | {"margin_n_seeds": len(values)}
+
+    # 6 of 8 past the setting: the one-sided 95 % bound reaches below one half
+    reason = check.reason(seeds([0.1] * 6 + [-0.1] * 2))
+    assert reason is not None and "6 of 8 seeds" in reason
+    assert check.reason(seeds([0.1] * 8)) is None  # 8 of 8: the lower bound is above one half
+    assert check.reason(seeds([0.0] * 8)) is not None  # at the setting is not past it
+    with pytest.raises(KeyError, match="each seed"):
+        check.reason({"margin": 0.1})
+    with pytest.raises(ValueError):
+        BeyondTheSetting("margin", "x", level=1.5)

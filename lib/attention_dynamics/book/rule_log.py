@@ -1535,6 +1535,40 @@ RULE_LOG: tuple[RuleChange, ...] = (
         "not recorded",
         {"precision-after-settling": ("552807064e753158", "552807064e753158")},
     ),
+    RuleChange(
+        "2026-12-07",
+        "after 4d8870f",
+        ("coupled-specializes-further",),
+        "partly unless the coupled run leads the better sequential order at equal updates on "
+        "every seed (its lowest seed's margin above 0)",
+        "partly unless the share of seeds on which it leads that order passes the share test "
+        "(one-sided 95 % bounds against one half), the rule by which the loop's own row judges "
+        "the same margin",
+        "a referee found two rules for one margin: this row asked for every seed, the loop's row "
+        "for a share of seeds; the loop's margin now has one rule, and this row is reproduced in "
+        "full only where the loop's row is",
+        "partly (quick: 6 of 8 seeds lead, the lowest 0.023 behind)",
+        "partly (quick, the same results: 6 of 8 seeds lead, too few for the share to pass)",
+        {"coupled-specializes-further": ("f66bc88be73c9385", "3363196e3a59f564")},
+    ),
+    RuleChange(
+        "2026-12-07",
+        "after 4d8870f",
+        ("coupled-specializes-further", "loop-beyond-capacity"),
+        "no run registered to decide them; the loop's row named about 13 seeds at its share, "
+        "read off the quick run's 6 of 8",
+        "each registers the decide profile's run, the quick run on 32 seeds, the count the "
+        "paper profile trains and fixed before it ran; the chapter's decide results are judged "
+        "beside the quick ones",
+        "a seed count read off the current share invites adding seeds until the share passes; "
+        "the referee asked for a profile that runs the seeds the rows name, fixed in advance",
+        "partly and inconclusive (quick)",
+        "partly and inconclusive (quick, the same results; the registered run decides them)",
+        {
+            "coupled-specializes-further": ("3363196e3a59f564", "727bcc9b0f7acc5d"),
+            "loop-beyond-capacity": ("9010b07c07d57896", "644d84e57a4ba835"),
+        },
+    ),
 )
 """Every logged change of a rule, oldest first (the book's page of the rule log shows them).
 

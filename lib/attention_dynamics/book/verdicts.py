@@ -814,15 +814,36 @@ class BeyondTheSetting:
     where it is smallest (``none``, 1 for a ratio and 0 for a difference: exactly what the
     setting gives). ``setting`` says in words what the setting is and what it gives. A
     reproduced verdict is *partly* unless the effect exceeds the setting's on every seed
-    (``metric`` above ``none``)."""
+    (``metric`` above ``none``).
+
+    With a ``level``, ``metric`` names a value per seed (``<metric>_seed<i>``) and the check is
+    a share of seeds instead: partly unless the share of seeds whose value exceeds ``none``
+    passes the share test at ``level`` (its Clopper–Pearson interval above one half), the rule
+    of a claim that judges that same effect by its share of seeds."""
 
     metric: str
     setting: str
     none: float = 1.0
+    level: float | None = None
+
+    def __post_init__(self):
+        if self.level is not None:
+            check_level(self.level)
 
     def reason(self, metrics: dict[str, float]) -> str | None:
-        """Why a reproduced verdict is only partly, or ``None`` when every seed's effect
-        exceeds what the setting gives."""
+        """Why a reproduced verdict is only partly, or ``None`` when every seed's effect (with
+        a ``level``: enough seeds' effect) exceeds what the setting gives."""
+        if self.level is not None:
+            values = seed_values(metrics, self.metric)
+            if values is None:
+                raise KeyError(f"the check against the run's setting needs each seed's "
+                               f"{self.metric!r}, which the notebook did not record")
+            beyond = sum(value > self.none for value in values)
+            share = SeedShare("seeds", level=self.level)
+            if share.judge(beyond / len(values), metrics={"seeds": len(values)}) == REPRODUCED:
+                return None
+            return (f"{self.setting}; beyond it, the effect shows on {beyond} of {len(values)} "
+                    "seeds, too few for the share of seeds to pass")
         value = _metric(metrics, self.metric, "the check against the run's setting")
         if value > self.none:
             return None
@@ -831,6 +852,8 @@ class BeyondTheSetting:
 
     def would_decide(self) -> str:
         """What would make the verdict reproduced."""
+        if self.level is not None:
+            return "an effect beyond what the run's setting gives, on enough seeds"
         return "an effect beyond what the run's setting gives, on every seed"
 
 

@@ -9,7 +9,7 @@ from attention_dynamics.toy_routing import ToyConfig
 
 SETTINGS = {
     profile: {
-        "n_seeds": select(profile, quick=8, paper=32),
+        "n_seeds": select(profile, quick=8, decide=32, paper=32),
         "steps": select(profile, quick=400, paper=1500),
         "record_every": select(profile, quick=5, paper=10),
         "sweep_seeds": select(profile, quick=5, paper=16),
@@ -18,7 +18,8 @@ SETTINGS = {
 }
 """Each profile's ``n_seeds`` seeds of the toy head (seeds ``seed, ..., seed + n_seeds - 1``),
 ``steps`` full-batch training steps, a snapshot every ``record_every`` steps, and the first
-``sweep_seeds`` seeds in the sweep over initial scales."""
+``sweep_seeds`` seeds in the sweep over initial scales. The decide profile is the quick run on
+the 32 seeds registered to decide the loop's two rows."""
 
 LR_CHECK = 0.5
 """The step size of the one-step checks of the value-update identity."""
