@@ -46,6 +46,8 @@ decided = load_profile_results("decide") if profile != "decide" else {}
 ledger = report.build_ledger(claims, found, decided)
 report.record_ledger(res, ledger)
 glue_each(report.headline_phrases(ledger))  # the chapter pages cite these verdicts
+# each chapter page opens with its findings box: its central claims with their verdicts
+glue_each(report.findings_boxes(ledger))
 
 # %% [markdown]
 # ## What holds, and what does not

@@ -52,6 +52,7 @@ from attention_dynamics.chapters.manifold_formation.words import (
 )
 from attention_dynamics.measures.value_manifold import PROTOCOLS
 from attention_dynamics.tasks.base import TaskBatch
+from attention_dynamics.tasks.bijection import LAYOUTS
 
 matplotlib.use("Agg")
 
@@ -308,7 +309,12 @@ def test_tiny_run_records_the_committed_metric_names(tiny_run):
         "key_frame_summary", "replacement_manifold_phrase", "frame_faded_phrase",
         "frame_beyond_jitter_phrase", "frame_gained_phrase", "frame_attention_first_phrase",
         "hmm_beyond_phrase", "hmm_leading_component_phrase",
-        "hmm_length_ratio_phrase", "hmm_discontinuity_phrase"}
+        "hmm_length_ratio_phrase", "hmm_discontinuity_phrase",
+        *(f"{layout}_{name}_below_inits_phrase" for layout in LAYOUTS
+          for name in ("key_orthogonality", "key_signed_cosine")),
+        *(f"{layout}_pc1_share_seeds_phrase" for layout in LAYOUTS)}
+    # a seed count, of the seeds the run trained
+    assert phrases["separate_key_orthogonality_below_inits_phrase"].endswith(" of 2")
     assert not any(re.search(r"\de[-+]?\d", phrase) for phrase in phrases.values())
 
 

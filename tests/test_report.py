@@ -2,6 +2,8 @@
 verdicts are known: which profile heads each row, what is counted, how rows are numbered."""
 
 import json
+import re
+from pathlib import Path
 
 import matplotlib
 
@@ -10,10 +12,13 @@ matplotlib.use("Agg")
 import matplotlib.colors as mcolors  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from IPython.core.formatters import format_display_data  # noqa: E402
 from matplotlib.markers import MarkerStyle  # noqa: E402
 
 from attention_dynamics.book import report  # noqa: E402
+from attention_dynamics.book.claims import REGISTRY  # noqa: E402
 from attention_dynamics.book.results import Results  # noqa: E402
+from attention_dynamics.book.rule_log import identifiers_in  # noqa: E402
 from attention_dynamics.book.verdicts import BeatsNull, Bound, Claim, Null, SeedShare  # noqa: E402
 
 EXACT = Claim("identity", "Paper II", "exact", "score_gradient", "error",
@@ -277,3 +282,83 @@ def test_the_findings_name_every_claim_that_is_not_reproduced_and_count_the_rest
     named = report.findings_text(ledger, {"em-lower": "EM-like's loss ends lower"})
     assert "*EM-like's loss ends lower* (row 2, chapter 3)" in named
     assert "*EM-like ends lower*" not in named
+
+
+SHARE = Claim("EM-like faster on most seeds", "Paper II", "every seed", "em_reading",
+              "faster_share", Null("a coin flip", value=0.5), SeedShare("n_seeds", level=0.9),
+              key="em-faster")
+SUCCESS = re.compile(r"(?<!not )\breproduced\b|\bconfirm|\bholds?\b|\bsucce|\bsupport|"
+                     r"\bas the paper\b|\bagrees?\b|\bverified\b", re.I)
+"""Wording that reads as a success."""
+
+
+def test_a_findings_box_gives_each_chosen_claim_in_words_ending_in_its_verdict():
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"faster_share": 0.5, "n_seeds": 4}
+    ledger = report.build_ledger([EXACT, LOWER, SHARE], results, {})
+    statements = {"em-lower": "EM-like ends with a lower loss than SGD"}
+    box = report.chapter_findings(ledger, "em_reading", ["em-lower", "em-faster"], statements)
+    lines = box.markdown.split("\n")
+    assert lines == [
+        "- EM-like ends with a lower loss than SGD: **not reproduced** (on this build's quick "
+        "runs) — judged against SGD.",
+        "- EM-like faster on most seeds: **inconclusive** (on this build's quick runs, 2 of 4 "
+        "seeds showing it) — the seeds do not decide it either way."]
+    assert identifiers_in(box.markdown, ["em-lower", "em-faster", "identity-exact"]) == []
+    # nothing around the claim's own words reads as a success
+    assert not SUCCESS.search(lines[0].replace(statements["em-lower"], ""))
+    html = box._repr_html_()
+    assert html.count("<li>") == 2 and "<strong>not reproduced</strong>" in html
+    assert html.count("<strong>") == 2  # bold for the verdicts only
+    # glued for a page, it must offer HTML: myst-nb pastes another notebook's value only so
+    bundle, _ = format_display_data(box)
+    assert {"text/html", "text/markdown", "text/plain"} <= set(bundle)
+    # the same claim decided by the decide runs says so
+    decided = {"em_reading": results_file("decide", {"em_loss": 1.9, "sgd_loss": 2.0})}
+    decide_box = report.chapter_findings(report.build_ledger([EXACT, LOWER], quick_results(),
+                                                             decided), "em_reading", ["em-lower"])
+    assert decide_box.markdown == "- EM-like ends lower: **reproduced** (on the deciding runs)."
+    with pytest.raises(ValueError, match="belongs to 'score_gradient'"):
+        report.chapter_findings(ledger, "em_reading", ["identity-exact"])
+    with pytest.raises(KeyError, match="no claim 'missing'"):
+        report.chapter_findings(ledger, "em_reading", ["missing"])
+
+
+def test_a_reason_in_a_findings_box_is_plain_and_short():
+    assert report.plain_reason("the 90% interval 0.22–1.00 of the share contains 0.5 (2 of 2 "
+                               "seeds) and still learning: the loss fell 4.9%") == (
+        "the seeds do not decide it either way")
+    assert report.plain_reason("the attention stayed near uniform (measured 0.951, above "
+                               "0.8)") == "the attention stayed near uniform"
+    long = ("training both halves gives much of the lead by itself: the better sequential order, "
+            "which has no loop, recovers most of it")
+    assert report.plain_reason(long) == "training both halves gives much of the lead by itself"
+    assert report.plain_reason("an error of 4.4e-16.") == "an error of 4.4 × 10⁻¹⁶"
+
+
+def test_each_chapter_names_three_to_six_of_its_own_claims_in_plain_words():
+    assert set(report.FINDINGS) == set(report.CHAPTER_NUMBERS)
+    for chapter, keys in report.FINDINGS.items():
+        assert 3 <= len(keys) <= 6 and len(set(keys)) == len(keys), chapter
+        for key in keys:
+            assert key in REGISTRY, key
+            assert REGISTRY[key].notebook == chapter, key
+            statement = report.FINDING_STATEMENTS[key]
+            assert identifiers_in(statement, REGISTRY) == [], key
+            # the claim as the paper makes it, never its outcome
+            assert not re.search(r"reproduced|inconclusive|partly|undecided", statement), key
+            assert statement[0].isupper() and not statement.endswith("."), key
+    assert report.AUTHORS_MODEL_CLAIMS <= set(REGISTRY)
+
+
+def test_each_chapter_page_opens_with_its_findings_box_glued_by_the_report():
+    root = Path(__file__).resolve().parents[1]
+    for chapter in report.FINDINGS:
+        page = (root / "book" / f"{chapter}.md").read_text()
+        opening = page.split("\n## ", 1)[0]
+        assert opening.startswith("# ")
+        assert ("````{admonition} Findings\n:class: tip\n"
+                f"```{{glue}} findings_{chapter}\n:doc: /notebooks/reproduction_report.ipynb\n"
+                "```\n````\n") in opening, chapter
+    notebook = (root / "notebooks" / "reproduction_report.py").read_text()
+    assert "glue_each(report.findings_boxes(ledger))" in notebook

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -182,16 +183,23 @@ def headline_phrases(ledger: Ledger) -> dict[str, str]:
     phrases = {}
     for claim, (_, row) in zip(ledger.claims, ledger.headline.iterrows(), strict=True):
         detail = f"{row['profile']} profile"
-        if not pd.isna(row["interval low"]):  # a share of seeds
-            metrics = (ledger.decided if row["profile"] == "decide" else ledger.found)[
-                claim.notebook]["metrics"]
-            shown, n_seeds = claim.rule.counts(row["ours"], metrics)
-            detail += f", {shown:,} of {n_seeds:,} seeds"
+        if (counts := _seed_counts(ledger, claim, row)) is not None:
+            detail += f", {counts[0]:,} of {counts[1]:,} seeds"
         name = claim.key.replace("-", "_")
         phrases[f"verdict_{name}"] = f"{row['verdict']} ({detail})"
         phrases[f"verdict_why_{name}"] = phrases[f"verdict_{name}"] + (
             f": {without_e_notation(row['reason'])}" if row["reason"] else "")
     return phrases
+
+
+def _seed_counts(ledger: Ledger, claim: Claim, row: pd.Series) -> tuple[int, int] | None:
+    """For a headline row judged by a share of seeds, how many seeds show the effect and how
+    many were run, on the results of the row's profile; None for any other row."""
+    if pd.isna(row["interval low"]):
+        return None
+    metrics = (ledger.decided if row["profile"] == "decide" else ledger.found)[
+        claim.notebook]["metrics"]
+    return claim.rule.counts(row["ours"], metrics)
 
 
 FINDING_ORDER = {"not reproduced": "Not reproduced", "partly": "Partly reproduced",
@@ -228,6 +236,236 @@ def findings_text(ledger: Ledger, names: Mapping[str, str] = CLAIM_NAMES) -> str
     parts.append(f"**Reproduced ({reproduced}).** The table below gives each with its number "
                  "and the null it beats.")
     return "\n\n".join(parts)
+
+
+FINDINGS: dict[str, tuple[str, ...]] = {
+    # all three: the law, the formulas it rests on, and the step it predicts
+    "score_gradient": ("routing-law-exact", "closed-form-gradients-exact",
+                       "descent-moves-attention-up"),
+    # all four: the update, and the three tests of the feedback loop it closes
+    "value_update": ("value-update-exact", "coupled-specializes-further", "loop-beyond-capacity",
+                     "loop-leaves-symmetry"),
+    # the paper's experiment (faster, and by how much), what it is taken to show of the values'
+    # paths, and the order of the timescales at the authors' setting and where attention sharpens
+    "em_reading": ("em-faster-share", "em-speedup", "em-longer-value-paths",
+                   "em-coherent-value-paths", "attention-first-authors-setting",
+                   "attention-first-fresh"),
+    # the calibration the geometry presupposes, then the geometry Paper I reports: orthogonal
+    # keys (ours and the authors' own model), the value manifold and its order by entropy, and
+    # precision improving after the attention settles
+    "manifold_formation": ("bijection-separate-matches-bayes", "key-orthogonality-separate",
+                           "key-orthogonality-authors-checkpoint",
+                           "value-manifold-pc1-share-separate",
+                           "value-manifold-hmm-leading-component", "precision-after-settling"),
+    # one claim per task of the three, for the architecture that routes by content without a
+    # softmax (Mamba) against the one that does not (the LSTM), and the transformer's baseline
+    "content_routing": ("transformer-bijection-matches-bayes", "mamba-bijection-matches-bayes",
+                        "mamba-hmm-tracks-bayes", "lstm-hmm-fails", "mamba-recall-solves",
+                        "lstm-recall-fails"),
+}
+"""The claims each chapter's findings box names, by chapter (the notebook that judges them):
+three to six, the chapter's central ones, in the order the box lists them.
+
+:meta hide-value:
+"""
+
+FINDING_STATEMENTS: dict[str, str] = {
+    "routing-law-exact": "The routing law, by which a score's gradient is its key's attention "
+    "weight times the key's advantage over the attention-weighted average, is exact",
+    "closed-form-gradients-exact": "The closed-form gradients of the queries, keys, values and "
+    "the three projection matrices match automatic differentiation",
+    "descent-moves-attention-up": "A small descent step on the scores moves attention toward the "
+    "keys that are better than average",
+    "value-update-exact": "The closed-form value update, each value moved against the "
+    "attention-weighted sum of its queries' error signals, is exact",
+    "coupled-specializes-further": "Training routing and values together specializes a head "
+    "further than training either half alone",
+    "loop-beyond-capacity": "At equal updates from a random start, training routing and values "
+    "together specializes further than training them one after the other",
+    "loop-leaves-symmetry": "Near the symmetric state, only the loop between routing and values "
+    "makes a head specialize",
+    "em-faster-share": "The EM-like schedule, ten times the learning rate on the values, reaches "
+    "plain gradient descent's final loss in fewer steps",
+    "em-speedup": "The EM-like schedule reaches that loss 2.3 times faster, the paper's number",
+    "em-longer-value-paths": "Under the EM-like schedule the values travel farther on the way to "
+    "the same loss",
+    "em-coherent-value-paths": "Under the EM-like schedule the values travel straighter on the "
+    "way to the same loss",
+    "attention-first-authors-setting": "At the authors' setting, the attention settles before "
+    "the values",
+    "attention-first-fresh": "Where the attention can sharpen, on fresh sequences every step, it "
+    "settles before the values",
+    "bijection-separate-matches-bayes": "A small transformer matches the Bayes-optimal entropy on "
+    "bijection elimination, in the separate layout",
+    "key-orthogonality-separate": "Training makes the keys of the hypotheses more orthogonal than "
+    "at initialisation, in the separate layout",
+    "key-orthogonality-authors-checkpoint": "Training made the keys of the hypotheses more "
+    "orthogonal than at initialisation in the authors' own run",
+    "value-manifold-pc1-share-separate": "The first principal component carries most of the "
+    "variance of the final representations, in the separate layout",
+    "value-manifold-hmm-leading-component": "On HMM filtering, a leading principal component "
+    "orders the representations by posterior entropy beyond what the position explains",
+    "precision-after-settling": "Precision keeps improving after the attention of the heads that "
+    "matter has settled",
+    "transformer-bijection-matches-bayes": "A transformer matches the Bayes-optimal entropy on "
+    "bijection elimination",
+    "mamba-bijection-matches-bayes": "Mamba matches the Bayes-optimal entropy on bijection "
+    "elimination",
+    "mamba-hmm-tracks-bayes": "Mamba tracks the Bayes posterior's entropy sequence by sequence on "
+    "HMM filtering",
+    "lstm-hmm-fails": "An LSTM fails HMM filtering, staying on the plateau of a uniform posterior",
+    "mamba-recall-solves": "Mamba solves associative recall",
+    "lstm-recall-fails": "An LSTM fails associative recall",
+}
+"""What each claim of :data:`FINDINGS` says, as a plain sentence without its final stop, the
+claim as the paper makes it and never its outcome, so that it reads right before any verdict.
+
+:meta hide-value:
+"""
+
+AUTHORS_MODEL_CLAIMS = frozenset({"key-orthogonality-authors-checkpoint"})
+"""Claims measured on the authors' released model, whatever the profile of the run."""
+
+FINDING_RUNS = {"quick": "this build's quick runs", "decide": "the deciding runs",
+                "paper": "this build's paper-scale runs"}
+"""The runs a headline row rests on, by its profile, as a findings box names them."""
+
+FINDING_VERDICTS = {"partly": "partly reproduced"}
+"""A verdict as a findings box words it, where that differs from the ledger's word."""
+
+REASON_CHARACTERS = 100
+"""A reason longer than this is cut to its first clause in a findings box."""
+
+CLAUSE_ENDS = (" (", "; ", ": ", ", so that ", ", so ")
+"""Where a reason's first clause ends."""
+
+UNDECIDED_SHARE = re.compile(r"^the \d+% interval \S+ of the share contains \S+ "
+                             r"\(\d+ of \d+ seeds\)")
+"""The reason a share of seeds gives when its interval leaves the verdict open (the count of
+seeds, which a findings box gives beside the verdict, ends it)."""
+
+MEASURED = re.compile(r" \(measured [^()]*\)")
+"""The numbers a guard's reason gives in brackets (``(measured 0.951, above 0.8)``), which a
+findings box leaves to the report's table."""
+
+
+def plain_reason(reason: str) -> str:
+    """A headline row's reason as a findings box gives it: an undecided share of seeds in
+    words (what follows it left to the report), any other reason without e-notation or a
+    guard's measured numbers and, past :data:`REASON_CHARACTERS`, cut to its first clause;
+    without a final stop."""
+    if UNDECIDED_SHARE.match(reason.strip()):
+        return "the seeds do not decide it either way"
+    text = without_e_notation(MEASURED.sub("", reason.strip()))
+    if len(text) > REASON_CHARACTERS:
+        ends = [at for end in CLAUSE_ENDS if (at := text.find(end)) > 0]
+        text = text[:min(ends)] if ends else text
+    return text.rstrip(" .;:,")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of a chapter's findings box.
+
+    Attributes:
+        statement: the claim in plain words, as the paper makes it (never its outcome).
+        verdict: its headline verdict, in words (:data:`FINDING_VERDICTS`).
+        evidence: what the verdict rests on: the runs and, for a share of seeds, the count.
+        reason: why it is not reproduced, partly or undecided, in plain words (empty
+            otherwise).
+    """
+
+    statement: str
+    verdict: str
+    evidence: str
+    reason: str
+
+    @property
+    def markdown(self) -> str:
+        """The line as a Markdown bullet, the verdict in bold."""
+        why = f" — {self.reason}" if self.reason else ""
+        return f"- {self.statement}: **{self.verdict}** ({self.evidence}){why}."
+
+    @property
+    def html(self) -> str:
+        """The line as an HTML list item, the verdict in bold."""
+        why = f" — {_text(self.reason)}" if self.reason else ""
+        return (f"<li>{_text(self.statement)}: <strong>{_text(self.verdict)}</strong> "
+                f"({_text(self.evidence)}){why}.</li>")
+
+
+@dataclass(frozen=True)
+class FindingsBox:
+    """A chapter's findings (:func:`chapter_findings`), glued for the chapter's page.
+
+    It displays as Markdown in a notebook and as HTML on a page: myst-nb 1.4 pastes another
+    notebook's glued value on a page (``{glue}`` with ``:doc:``) as HTML, plain text or an
+    image, never as Markdown (its ``{glue:md}`` reads only the page's own notebook).
+    """
+
+    findings: tuple[Finding, ...]
+
+    @property
+    def markdown(self) -> str:
+        """The findings as Markdown bullets, one line each."""
+        return "\n".join(finding.markdown for finding in self.findings)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown
+
+    def _repr_html_(self) -> str:
+        items = "\n".join(finding.html for finding in self.findings)
+        return f'<ul class="findings">\n{items}\n</ul>'
+
+    def __repr__(self) -> str:
+        return self.markdown
+
+
+def _finding(ledger: Ledger, number: int, statements: Mapping[str, str]) -> Finding:
+    claim, row = ledger.claims[number - 1], ledger.headline.loc[number]
+    statement = statements.get(claim.key) or capitalised(CLAIM_NAMES.get(claim.key, claim.claim))
+    runs = ("the authors' released checkpoint" if claim.key in AUTHORS_MODEL_CLAIMS
+            else FINDING_RUNS.get(row["profile"], f"the {row['profile']} runs"))
+    counts = _seed_counts(ledger, claim, row)
+    evidence = f"on {runs}" + (f", {counts[0]:,} of {counts[1]:,} seeds showing it"
+                               if counts is not None else "")
+    reason = ""
+    if row["verdict"] in FINDING_ORDER:
+        if row["reason"]:
+            reason = plain_reason(row["reason"])
+        elif not pd.isna(row["null"]) and row["null"]:
+            reason = f"judged against {plain_reason(str(row['null']).split(' (')[0])}"
+    return Finding(statement.rstrip(" ."), FINDING_VERDICTS.get(row["verdict"], row["verdict"]),
+                   evidence, reason)
+
+
+def chapter_findings(ledger: Ledger, chapter: str, keys: Sequence[str] | None = None,
+                     statements: Mapping[str, str] = FINDING_STATEMENTS) -> FindingsBox:
+    """The findings box of ``chapter`` (a notebook that judges claims): one line per claim of
+    ``keys`` (default: :data:`FINDINGS` of the chapter), in that order, each the claim in plain
+    words (``statements``, by key; the claim's short name where it has none) followed by its
+    headline verdict in bold, the runs it rests on and, for a claim not reproduced, partly
+    reproduced or undecided, the reason in plain words.
+
+    Raises:
+        KeyError: a key the ledger does not judge.
+        ValueError: a key whose claim another chapter judges.
+    """
+    numbers = {claim.key: number for number, claim in zip(ledger.numbers, ledger.claims,
+                                                          strict=True)}
+    chosen = FINDINGS[chapter] if keys is None else tuple(keys)
+    for key in chosen:
+        if key not in numbers:
+            raise KeyError(f"the ledger judges no claim {key!r}")
+        if (notebook := ledger.claims[numbers[key] - 1].notebook) != chapter:
+            raise ValueError(f"claim {key!r} belongs to {notebook!r}, not to {chapter!r}")
+    return FindingsBox(tuple(_finding(ledger, numbers[key], statements) for key in chosen))
+
+
+def findings_boxes(ledger: Ledger) -> dict[str, FindingsBox]:
+    """Every chapter's findings box (:func:`chapter_findings`), as the report glues them for
+    the chapters' pages: ``{"findings_<chapter>": box}``."""
+    return {f"findings_{chapter}": chapter_findings(ledger, chapter) for chapter in FINDINGS}
 
 
 def summary_text(ledger: Ledger) -> str:
@@ -385,8 +623,8 @@ def sensitivity_text(root: Path) -> str:
 
 
 VERDICT_COLUMNS = {"reproduced": 0.0, "partly": 1.0, "not reproduced": 2.0, "inconclusive": 3.5}
-"""The claim figure puts each verdict's column here: the three verdicts that decide a claim in
-order, from the paper's side, and "inconclusive" apart from them."""
+"""The claim figure puts each verdict's column here, the three verdicts that decide a claim in
+order from the paper's side and "inconclusive" apart from them."""
 
 BASIS_MARKERS = {
     EVIDENCE_FOR: ("o", True),

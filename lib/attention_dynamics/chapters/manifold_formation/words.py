@@ -20,16 +20,17 @@ KEY_DIRECTION = {"below": "less", "above": "more", "within": "neither more nor l
 """How the trained keys' mean ``|cos|`` moved, by where it sits against the initialisations."""
 
 
-def key_frame_phrase(more_orthogonal: list[str]) -> str:
-    """The page's summary, from the layouts whose trained keys are more orthogonal (lower mean
-    ``|cos|``) than 95 % of the initialisations."""
-    if more_orthogonal:
-        return ("in this run the keys end more orthogonal than at initialisation in the "
-                f"{' and '.join(more_orthogonal)} layout (whether the run was long enough to "
-                "tell is each row's verdict in the ledger)")
-    return ("in this run the keys end more orthogonal than at initialisation in neither "
-            "layout (whether the run was long enough to tell is each row's verdict in the "
-            "ledger), and the authors' own checkpoint moves the same way")
+def key_frame_phrase(below: dict[str, int], n_seeds: int) -> str:
+    """The page's summary, from the number of seeds, by layout (``below``), whose trained keys
+    are more orthogonal (lower mean ``|cos|``) than 95 % of the initialisations, of ``n_seeds``.
+
+    >>> key_frame_phrase({"separate": 0, "shared": 2}, 6).split(" on ", 1)[1]
+    '0 of 6 seeds in the separate layout and on 2 of 6 in the shared one'
+    """
+    separate, shared = below["separate"], below["shared"]
+    return (f"the keys end more orthogonal than 95 % of initialisations on {separate} of "
+            f"{n_seeds} seeds in the separate layout and on {shared} of {n_seeds} in the shared "
+            "one")
 
 
 def replacement_phrase(observed: float, strongest: float, component: int, share: float) -> str:
@@ -85,8 +86,19 @@ def page_phrases(experiment: ManifoldFormationRun, results: Results) -> dict[str
     for layout in LAYOUTS:
         phrases[f"{layout}_key_direction"] = KEY_DIRECTION[keys.position(layout, MEAN_ABS)]
         phrases[f"{layout}_key_signed_position"] = keys.position(layout, SIGNED)
-    phrases["key_frame_summary"] = key_frame_phrase(
-        [layout for layout in LAYOUTS if keys.position(layout, MEAN_ABS) == "below"])
+    below = {}
+    for layout in LAYOUTS:
+        seeds = experiment.seeds.bijections[layout]
+        for name, statistic in (("key_orthogonality", MEAN_ABS), ("key_signed_cosine", SIGNED)):
+            low = keys.init_spread[layout][statistic].iloc[0]
+            count = int((seeds[name] < low).sum())
+            phrases[f"{layout}_{name}_below_inits_phrase"] = f"{count} of {len(seeds)}"
+            if name == "key_orthogonality":
+                below[layout] = count
+        shares = seeds["manifold_value_standardised_share"]
+        phrases[f"{layout}_pc1_share_seeds_phrase"] = (
+            f"{shares.min():.3f} to {shares.max():.3f} over the {len(seeds)} seeds")
+    phrases["key_frame_summary"] = key_frame_phrase(below, len(experiment.seeds.bijections["separate"]))
     found = experiment.replacement.beyond
     strongest = results.metrics["replacement_manifold_best_pc_beyond_position_strongest_null"]
     phrases["replacement_manifold_phrase"] = replacement_phrase(
