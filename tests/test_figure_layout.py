@@ -31,6 +31,7 @@ from attention_dynamics.book.plotting import (
     PHONE_COLUMN_PX,
     drawn_texts,
     layout_problems,
+    thin_log_tick_labels,
     use_book_style,
 )
 from attention_dynamics.book.results import Results
@@ -92,6 +93,39 @@ def test_the_check_finds_tick_labels_that_overlap():
     assert any("'first' and 'second' overlap" in p for p in layout_problems(fig))
 
 
+@pytest.mark.parametrize(("low", "high", "size"), [
+    (0.2, 0.9, (2.2, 2.0)),  # within a decade: every minor tick labelled
+    (0.3, 3.0, (2.4, 1.5)),  # one major tick among crowded minor ones
+    (0.3, 3.0, (1.2, 0.9)),  # too small for any minor label
+])
+def test_crowded_log_tick_labels_are_thinned_until_none_overlap(low, high, size):
+    fig, ax = plt.subplots(figsize=size)
+    ax.plot([low, high], [low, high])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    fig.tight_layout()
+    assert any("overlap" in p for p in layout_problems(fig))  # matplotlib's own labels crowd
+    thin_log_tick_labels(fig)
+    assert not any("overlap" in p for p in layout_problems(fig))
+    labelled = [t for t in ax.get_xticklabels() + ax.get_xticklabels(minor=True)
+                if t.get_text() and low <= t.get_position()[0] <= high]
+    assert labelled or size[0] < 2  # a panel that fits labels keeps some
+    plt.close(fig)
+
+
+def test_thinning_leaves_linear_axes_and_uncrowded_log_axes_alone():
+    fig, (linear, roomy) = plt.subplots(2, 1, figsize=(FIGURE_INCHES, 5))
+    linear.set_xticks([0, 0.01], ["first", "second"])  # overlapping, but not on a log axis
+    roomy.plot([1, 3000], [1, 3000])
+    roomy.set_xscale("log")
+    fig.tight_layout()
+    before = [t.get_text() for t in roomy.get_xticklabels()]
+    thin_log_tick_labels(fig)
+    assert any("'first' and 'second' overlap" in p for p in layout_problems(fig))
+    assert [t.get_text() for t in roomy.get_xticklabels()] == before
+    plt.close(fig)
+
+
 def test_the_check_finds_text_too_small_on_a_phone_and_too_wide_a_figure():
     fig, ax = _small_figure()
     ax.text(0.1, 0.9, "small print", fontsize=7, transform=ax.transAxes)
@@ -146,6 +180,7 @@ def test_every_chapter_figure_reads_on_a_phone_and_a_desktop(tiny_runs, chapter,
     figures = importlib.import_module(f"attention_dynamics.chapters.{chapter}.figures")
     fig = figures.FIGURES[name](tiny_runs(chapter))
     assert fig.get_figwidth() <= FIGURE_INCHES + 1e-9
+    thin_log_tick_labels(fig)  # as the page's copy is saved
     assert layout_problems(fig) == []
 
 

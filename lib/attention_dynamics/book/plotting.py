@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
 from matplotlib.transforms import ScaledTranslation
 
 from attention_dynamics.book.results import book_root
@@ -176,13 +176,15 @@ def show_figure(name: str, fig: matplotlib.figure.Figure, caption: str | None = 
     ``caption`` (MyST markdown, the title in bold first) goes with the displayed figure as its
     output's metadata, for the book's page to show under it; a figure that a chapter page
     also shows takes that page's caption instead and needs none here. The saved file has
-    :data:`SAVED_DPI` pixels per inch. Layout problems (:func:`layout_problems`) are the
-    tests' to find, not the reader's page's."""
+    :data:`SAVED_DPI` pixels per inch, its crowded log-axis labels thinned first
+    (:func:`thin_log_tick_labels`). Layout problems (:func:`layout_problems`) are the tests' to
+    find, not the reader's page's."""
     if not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"name must hold only letters, digits, '_' and '-'; got {name!r}")
     folder = figures_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
+    thin_log_tick_labels(fig)
     fig.savefig(path, dpi=SAVED_DPI)
     if "ipykernel" in sys.modules:
         from IPython.display import display
@@ -229,6 +231,36 @@ def drawn_texts(fig: matplotlib.figure.Figure) -> list[Text]:
     finally:
         Text.draw = original
     return drawn
+
+
+def _tick_labels_overlap(axis: matplotlib.axis.Axis, renderer) -> bool:
+    """Whether two of ``axis``'s drawn tick labels (major and minor) overlap."""
+    boxes = [tick.label1.get_window_extent(renderer)
+             for tick in (*axis.get_major_ticks(), *axis.get_minor_ticks())
+             if tick.label1.get_visible() and tick.label1.get_text().strip()]
+    return any(first.overlaps(second) for index, first in enumerate(boxes)
+               for second in boxes[index + 1:])
+
+
+def thin_log_tick_labels(fig: matplotlib.figure.Figure) -> None:
+    """On every log axis of ``fig`` whose tick labels overlap (matplotlib labels minor ticks
+    on an axis that spans less than a decade or two, which a narrow panel cannot fit), label
+    fewer minor ticks until none overlap: those at 2 and 5 times a power of ten, then at 3
+    times one, then none (the major ticks' labels alone). Other axes are left as they are."""
+    renderer = fig.canvas.get_renderer()
+    fig.canvas.draw()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for subs in ((2.0, 5.0), (3.0,), None):
+                if axis.get_scale() != "log" or not _tick_labels_overlap(axis, renderer):
+                    break
+                if subs is None:
+                    axis.set_minor_formatter(NullFormatter())
+                else:
+                    axis.set_minor_formatter(LogFormatterSciNotation(
+                        labelOnlyBase=False, minor_thresholds=(np.inf, np.inf)))
+                    axis.set_minor_locator(LogLocator(subs=subs))
+                fig.canvas.draw()
 
 
 def layout_problems(fig: matplotlib.figure.Figure, widths_px=SHOWN_WIDTHS_PX,
