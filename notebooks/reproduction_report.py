@@ -37,6 +37,7 @@ from attention_dynamics.book.results import (
     load_profile_results,
 )
 from attention_dynamics.book.rule_log import RULE_LOG, moving_changes
+from attention_dynamics.book.tables import reader_table
 
 _, _, res = setup_notebook("reproduction_report", profile, device, seed)
 claims = list(REGISTRY.values())
@@ -81,6 +82,16 @@ display(Markdown(report.verdicts_text()))
 # %% tags=["remove-input"]
 table = report.ledger_table(ledger)
 display(HTML(table.to_html(escape=False, classes="report-table")))
+
+# %% [markdown]
+# ## Registered deciding runs
+#
+# Each claim that a smaller run can leave undecided registers, before they run, the runs that
+# decide it: a chapter profile with its seeds and steps, and their estimated cost. A row left
+# undecided for budget names the next of them as what would change it.
+
+# %% tags=["remove-input"]
+reader_table(report.deciding_runs_table(ledger), "the registered runs")
 
 # %% [markdown]
 # ## Rule changes

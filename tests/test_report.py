@@ -1,6 +1,7 @@
 """The reproduction report's ledger (attention_dynamics.book.report) on constructed claims whose
 verdicts are known: which profile heads each row, what is counted, how rows are numbered."""
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -362,3 +363,23 @@ def test_each_chapter_page_opens_with_its_findings_box_glued_by_the_report():
                 "```\n````\n") in opening, chapter
     notebook = (root / "notebooks" / "reproduction_report.py").read_text()
     assert "glue_each(report.findings_boxes(ledger))" in notebook
+
+
+def test_the_registered_runs_table_lists_each_run_and_where_it_stands():
+    from attention_dynamics.book.verdicts import DecidingRun
+
+    decide = DecidingRun("decide", 6, 1500, "n_seeds", "steps", "ten minutes")
+    paper = DecidingRun("paper", 5, 20_000, "n_seeds", "steps", "eight GPU-hours")
+    registered = dataclasses.replace(LOWER, decided_by=(decide, paper))
+    ledger = report.build_ledger([EXACT, registered], quick_results(), {})
+    table = report.deciding_runs_table(ledger)
+    assert list(table["run"]) == ["decide profile", "paper profile"]
+    assert list(table["steps per seed"]) == ["1,500", "20,000"]
+    assert list(table["where it stands"]) == ["not yet made", "not yet made (a GPU run)"]
+    assert all(name.startswith("2. ") for name in table["claim"])  # the claim's table number
+    stale = {"em_reading": {"stale": True}}
+    assert report.deciding_run_state(decide, "em_reading", dataclasses.replace(ledger, decided=stale)) \
+        .startswith("made; its results are stale")
+    current = {"em_reading": {"stale": False}}
+    assert report.deciding_run_state(decide, "em_reading", dataclasses.replace(ledger, decided=current)) \
+        == "made; its results judge the row"

@@ -44,6 +44,7 @@ from attention_dynamics.book.verdicts import (
     FOR_BUDGET,
     VERDICTS,
     Claim,
+    DecidingRun,
     ShortBudget,
     headline_row,
     tally,
@@ -838,6 +839,35 @@ def rule_log_mark(key: str | None, rule_log: Sequence[RuleChange] = RULE_LOG) ->
     times = "" if moved == 1 else f" {moved}×"
     return (f'<br><small><a href="{RULE_LOG_PAGE}" title="the rule log moved this '
             f'row\'s verdict">verdict moved by the rule log{times}</a></small>')
+
+
+def deciding_run_state(run: DecidingRun, notebook: str, ledger: Ledger) -> str:
+    """Where a registered ``run`` of ``notebook``'s chapter stands in this build, in words: its
+    results judged here and current, made but stale, or not yet made here."""
+    if run.profile == "decide" and notebook in ledger.decided:
+        return ("made; its results are stale and judge nothing until rerun"
+                if ledger.decided[notebook]["stale"] else "made; its results judge the row")
+    if run.profile == "paper":
+        return "not yet made (a GPU run)"
+    return "not yet made"
+
+
+def deciding_runs_table(ledger: Ledger) -> pd.DataFrame:
+    """The registered deciding runs (each claim's :attr:`~.verdicts.Claim.decided_by`), one row
+    per claim and run, smallest profile first: the claim's short name and table number, the
+    profile, seeds, steps per seed, the estimated cost and where the run stands."""
+    rows = []
+    for number, claim in zip(ledger.numbers, ledger.claims, strict=True):
+        for run in claim.decided_by:
+            rows.append({
+                "claim": f"{number}. {capitalised(CLAIM_NAMES.get(claim.key, claim.claim))}",
+                "run": f"{run.profile} profile",
+                "seeds": run.seeds,
+                "steps per seed": f"{run.steps:,}",
+                "estimated cost": run.cost,
+                "where it stands": deciding_run_state(run, claim.notebook, ledger),
+            })
+    return pd.DataFrame(rows)
 
 
 def ledger_table(ledger: Ledger, rule_log: Sequence[RuleChange] = RULE_LOG) -> pd.DataFrame:
