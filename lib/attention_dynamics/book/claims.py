@@ -534,16 +534,17 @@ CLAIMS = [
             f"{prefix}_bijection_entropy_mae_keys_bits",
             Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"),
             still_learning=learning(f"{prefix}_bijection_loss_fall_last_tenth_{worst}"),
-            budget=budget("transformer", "bijection", sequences),
+            budget=late_phase(steps, solve_step),
             carried_by=paper_size(f"{prefix}_bijection_entropy_mae_keys_bits", "transformer"),
             **seed_by_seed(
                 f"{prefix}_bijection_entropy_mae_keys_bits",
                 ClosesGap(SOLVED_SHARE, optimum=0.0),
             ),
         )
-        for layout, prefix, worst, sequences in (
-            ("separate", "frame", "max", "frame_training_sequences"),
-            ("shared", "shared", "seeds_max", "bijection_training_sequences"),
+        for layout, prefix, worst, steps, solve_step in (
+            ("separate", "frame", "max", "frame_steps", "frame_bijection_solve_step_max"),
+            ("shared", "shared", "seeds_max", "bijection_steps",
+             "shared_bijection_solve_step_seeds_max"),
         )
     ],
     claim(
@@ -773,7 +774,7 @@ CLAIMS = [
             settled_before_end("frame_attention_settle_step_max", "frame_steps",
                                "too late for a gain after it to show"),
         ),
-        budget=budget("transformer", "bijection", "frame_training_sequences"),
+        budget=late_phase("frame_steps", "frame_bijection_solve_step_max"),
         shown_with=(
             ("the gain, mean of seeds", "frame_mae_gain_after_attention_settle"),
             ("share of seeds whose attention settles first", "frame_attention_first_share"),

@@ -1569,6 +1569,28 @@ RULE_LOG: tuple[RuleChange, ...] = (
             "loop-beyond-capacity": ("9010b07c07d57896", "644d84e57a4ba835"),
         },
     ),
+    RuleChange(
+        "2026-12-07",
+        "after 06b8b20",
+        ("bijection-separate-matches-bayes", "bijection-shared-matches-bayes",
+         "precision-after-settling"),
+        "a verdict against counts once the run has trained on 20 % of the authors' 12,800,000 "
+        "bijection training sequences",
+        "a verdict against counts once the run has trained three times the steps it needed to "
+        "solve its task, the latest seed's, as the other rows on chapter 4's trained bijection "
+        "models already ask",
+        "a referee found the bare 20 % still guarding these rows after the others had moved to "
+        "the run's own solve step; one budget for the chapter's bijection rows",
+        "partly, partly and inconclusive (the matches on the decide runs before their rerun, "
+        "the budget guarding only a verdict against; the order of settling on the quick runs)",
+        "partly and partly on the same decide results; the third not recorded on the quick "
+        "runs, which did not record the latest seed's solve step",
+        {
+            "bijection-separate-matches-bayes": ("ed648fbc039e029e", "fb6dcb189c67af9f"),
+            "bijection-shared-matches-bayes": ("866d3b08ac23feb2", "2df6eac42805cb83"),
+            "precision-after-settling": ("552807064e753158", "3a61e0c6b4f39f81"),
+        },
+    ),
 )
 """Every logged change of a rule, oldest first (the book's page of the rule log shows them).
 
