@@ -161,7 +161,8 @@ def test_a_tiny_runs_parts_phrases_and_tables(tiny):
     assert run.paths.coords.shape == (16, 2, 8, 2)
     phrases = words.page_phrases(run, results, _tiny_settings())
     assert set(phrases) == {
-        "em_quality_phrase", "longer_phrase", "rate_phrase", "coherent_phrase",
+        "authors_attention_phrase", "em_quality_phrase", "longer_phrase", "rate_phrase",
+        "coherent_phrase",
         "coherence_conclusion", "em_attention_moves",
         "value_step_q_phrase", "schedule_table", "closest_schedule", "exact_heldout_relation",
         "exact_heldout_lesson"}

@@ -1,4 +1,6 @@
-"""The notebooks' code fits the book's code blocks: every code line at most 88 columns."""
+"""The notebooks' code fits the book's code blocks: every code line at most 88 columns. And
+chapter 3's page reads in minutes (issue 38): at most half of the 238 numbers it once glued, and
+no bold, which the book keeps for verdicts (glued from the report, never typed on the page)."""
 
 from pathlib import Path
 
@@ -8,6 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 CODE_COLUMNS = 88  # notebooks/ruff.toml: the formatter's line length there
+CHAPTER_THREE = ROOT / "book" / "em_reading.md"
+CHAPTER_THREE_GLUED_AT_MOST = 238 // 2  # issue 38: half of what the page glued before
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
@@ -17,3 +21,46 @@ def test_every_code_line_fits_a_code_block(path):
             if cell.cell_type == "code" for line in cell.source.splitlines()
             if len(line) > CODE_COLUMNS]
     assert not long, "\n".join(long)
+
+
+def glued_texts(page: str) -> int:
+    """How many ``{glue:text}`` roles a page's source holds (numbers, and the words and
+    verdicts glued beside them)."""
+    return page.count("{glue:text}")
+
+
+def bold_lines(page: str) -> list[str]:
+    """The lines of a page's source that set text in bold (``**``), a ``prf`` block's title
+    line and a figure caption's bold title aside: verdicts come glued from the report, so a
+    chapter types no bold of its own in its running text."""
+    found, in_figure, caption_starts = [], False, False
+    for line in page.splitlines():
+        if line.startswith("```{figure}"):
+            in_figure, caption_starts = True, False
+            continue
+        if in_figure and line.startswith("```"):
+            in_figure = False
+            continue
+        if in_figure and not caption_starts and line and not line.startswith(":"):
+            caption_starts = True  # the caption's first line may open with its bold title
+            if line.startswith("**") and "**" not in line[2:].split("**", 1)[1]:
+                continue
+        if "**" in line and not line.startswith("```{prf:"):
+            found.append(line)
+    return found
+
+
+def test_the_page_checks_count_roles_and_bold():
+    page = ("A {glue:text}`/n.ipynb::a:.2f` and {glue:text}`/n.ipynb::b:s`.\n"
+            "```{prf:proposition} **Titled**\n**Not a verdict.** Text.\n"
+            "```{figure} f.png\n:name: fig-f\n\n**The title.** The caption, **not bold**.\n```\n"
+            "```{figure} g.png\n:name: fig-g\n\n**The title.** A caption.\n```\n")
+    assert glued_texts(page) == 2
+    assert bold_lines(page) == ["**Not a verdict.** Text.",
+                                "**The title.** The caption, **not bold**."]
+
+
+def test_chapter_three_glues_at_most_half_its_old_numbers_and_types_no_bold():
+    page = CHAPTER_THREE.read_text()
+    assert glued_texts(page) <= CHAPTER_THREE_GLUED_AT_MOST, glued_texts(page)
+    assert bold_lines(page) == []

@@ -113,11 +113,17 @@ def learning(metric: str) -> StillLearning:
     return StillLearning(metric, max_fall=FALL)
 
 
+SHARPENED_AT_MOST = 0.8
+"""The largest entropy of an attention row, as a share of the uniform row's, at which the
+attention counts as having left uniform."""
+
+
 def sharpened(metric: str, other_setting: str | None = None) -> Solved:
     """The order in which attention and values settle shows only once the attention has
-    left uniform: its entropy at most 0.8 of the uniform row's (``metric``).
-    ``other_setting``: what decides the claim where the run used its setting in full."""
-    return Solved(metric, 0.8, unmet="the attention stayed near uniform",
+    left uniform: its entropy at most :data:`SHARPENED_AT_MOST` of the uniform row's
+    (``metric``). ``other_setting``: what decides the claim where the run used its setting in
+    full."""
+    return Solved(metric, SHARPENED_AT_MOST, unmet="the attention stayed near uniform",
                   other_setting=other_setting)
 
 

@@ -853,7 +853,8 @@ def deciding_run_state(run: DecidingRun, notebook: str, ledger: Ledger) -> str:
 
 
 def deciding_runs_table(ledger: Ledger) -> pd.DataFrame:
-    """The registered deciding runs (each claim's :attr:`~.verdicts.Claim.decided_by`), one row
+    """The registered deciding runs (each claim's ``decided_by``, of
+    :class:`~attention_dynamics.book.verdicts.DecidingRun`), one row
     per claim and run, smallest profile first: the claim's short name and table number, the
     profile, seeds, steps per seed, the estimated cost and where the run stands."""
     rows = []

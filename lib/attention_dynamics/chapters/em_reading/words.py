@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from attention_dynamics.book.claims import SHARPENED_AT_MOST
 from attention_dynamics.book.results import Results
 from attention_dynamics.book.statistics import clopper_pearson
 from attention_dynamics.book.verdicts import DIRECTIONAL_LEVEL
@@ -30,6 +31,27 @@ def on_seeds(k: int, n: int) -> str:
     undecided = "" if low > 0.5 or high < 0.5 else ", too few to decide"
     bounds = f"one-sided 95 % bounds {low:.2f}-{high:.2f}{undecided}"
     return f"on {count} ({bounds})"
+
+
+def authors_attention_phrase(sgd_uniformity: float, em_uniformity: float) -> str:
+    """Whether the attention left uniform at the authors' setting, from each schedule's final
+    attention entropy as a share of the uniform row's, against the ledger's bar
+    (the claims' ``SHARPENED_AT_MOST``).
+
+    >>> authors_attention_phrase(0.95, 0.97)
+    'the attention stays close to uniform, so the E-step of the reading barely moves'
+    >>> authors_attention_phrase(0.95, 0.5)
+    'the attention stays close to uniform under SGD and leaves it under EM-like'
+    """
+    near = {name: value > SHARPENED_AT_MOST
+            for name, value in (("SGD", sgd_uniformity), ("EM-like", em_uniformity))}
+    if all(near.values()):
+        return "the attention stays close to uniform, so the E-step of the reading barely moves"
+    if not any(near.values()):
+        return "the attention leaves uniform, so the E-step of the reading has work to do"
+    stays = next(name for name, value in near.items() if value)
+    leaves = next(name for name, value in near.items() if not value)
+    return f"the attention stays close to uniform under {stays} and leaves it under {leaves}"
 
 
 def page_phrases(experiment: EmReadingRun, results: Results, settings: dict) -> dict[str, object]:
@@ -59,6 +81,8 @@ def page_phrases(experiment: EmReadingRun, results: Results, settings: dict) -> 
     overfits = m["exact_heldout_gap_to_bayes"] > m["em_heldout_gap_to_bayes"]
     raised = m["sgd_final_value_step_raises_q"] + m["em_final_value_step_raises_q"]
     return {
+        "authors_attention_phrase": authors_attention_phrase(
+            m["sgd_attention_uniformity"], m["em_attention_uniformity"]),
         "em_quality_phrase": "ends with a " + ", a ".join(
             f"{what} {on_seeds(k, n_seeds)}" for what, k in quality.items()),
         "longer_phrase": f"longer than SGD's whole paths {on_seeds(int((ratio > 1).sum()), n_seeds)}"
