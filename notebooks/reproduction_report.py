@@ -14,8 +14,8 @@
 # # Reproduction report
 #
 # Every claim of the papers that this book tests: the paper's number, the **null or reference**
-# it must beat, ours, and a verdict decided by a stated rule (module
-# {mod}`~attention_dynamics.book.verdicts`). The table is computed from the results files that
+# it must beat, ours, and a verdict decided by a stated rule (the library's
+# {doc}`rules of judgement </book/api>`). The table is computed from the results files that
 # this build's notebooks wrote; a claim whose notebook or metric is missing, or whose results
 # file comes from another build, stops the build instead of leaving a row stale.
 

@@ -91,7 +91,7 @@ def test_the_recorded_counts_add_up_to_the_claims():
 
 def test_without_decide_results_the_report_says_so():
     ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
-    assert "No `decide` results" in report.provenance_text(ledger)
+    assert "No results of the decide profile" in report.provenance_text(ledger)
     assert list(ledger.headline["profile"]) == ["quick", "quick"]
 
 
@@ -304,7 +304,7 @@ def test_a_findings_box_gives_each_chosen_claim_in_words_ending_in_its_verdict()
         "- EM-like ends with a lower loss than SGD: **not reproduced** (on this build's quick "
         "runs) — judged against SGD.",
         "- EM-like faster on most seeds: **inconclusive** (on this build's quick runs, 2 of 4 "
-        "seeds showing it) — the seeds do not decide it either way."]
+        "seeds showing it) — too few seeds to tell the share from one half."]
     assert identifiers_in(box.markdown, ["em-lower", "em-faster", "identity-exact"]) == []
     # nothing around the claim's own words reads as a success
     assert not SUCCESS.search(lines[0].replace(statements["em-lower"], ""))
@@ -328,7 +328,7 @@ def test_a_findings_box_gives_each_chosen_claim_in_words_ending_in_its_verdict()
 def test_a_reason_in_a_findings_box_is_plain_and_short():
     assert report.plain_reason("the 90% interval 0.22–1.00 of the share contains 0.5 (2 of 2 "
                                "seeds) and still learning: the loss fell 4.9%") == (
-        "the seeds do not decide it either way")
+        "too few seeds to tell the share from one half")
     assert report.plain_reason("the attention stayed near uniform (measured 0.951, above "
                                "0.8)") == "the attention stayed near uniform"
     long = ("training both halves gives much of the lead by itself: the better sequential order, "

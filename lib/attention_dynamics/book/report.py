@@ -356,7 +356,7 @@ def plain_reason(reason: str) -> str:
     guard's measured numbers and, past :data:`REASON_CHARACTERS`, cut to its first clause;
     without a final stop."""
     if UNDECIDED_SHARE.match(reason.strip()):
-        return "the seeds do not decide it either way"
+        return "too few seeds to tell the share from one half"
     text = without_e_notation(MEASURED.sub("", reason.strip()))
     if len(text) > REASON_CHARACTERS:
         ends = [at for end in CLAUSE_ENDS if (at := text.find(end)) > 0]
@@ -552,14 +552,16 @@ def provenance_text(ledger: Ledger) -> str:
     """The paragraph above the provenance table: what the decide profile is, its tally, what
     "current" means and which files are stale (markdown)."""
     if not ledger.decided:
-        return "No `decide` results are kept with these sources (`make decide` writes them)."
+        return ("No results of the decide profile are kept with these sources (the README says "
+                "how to make them).")
     decide_table = ledger.decide_table
     bases = tally(decide_table.to_dict("records"))
     controls = bases[CONTROL]
     stale = [name for name, content in ledger.decided.items() if content["stale"]]
     return (
-        "**The `decide` profile** ran the experiments that the quick profile leaves undecided "
-        "for budget, longer and on more seeds, once, on two CPU cores (`make decide`); its "
+        "**The decide profile** ran the experiments that the quick profile leaves undecided "
+        "for budget, longer and on more seeds, once, on two CPU cores (the runs each claim "
+        "registered before they ran); its "
         "results files are kept with the sources and judged here by the same rules, in the "
         f"table's *decide* column. Of its {len(decide_table)} rows "
         f"({len(decide_table) - controls} claims and {controls} controls), what decides each: "
@@ -571,7 +573,7 @@ def provenance_text(ledger: Ledger) -> str:
         "not count), its chapter's settings for its profile and the rules of the claims it "
         "feeds are all what they were when it ran; a current decide row is the claim's "
         "headline evidence, and a rerun that gives the same numbers to the bit certifies a "
-        "file (`make certify-decide-CHAPTER`). "
+        "file (the README's certify command). "
         + (f" **Stale:** what made {', '.join(map(chapter_words, stale))} has changed since it "
            "ran (the table below says what), so their rows are shown but the headline uses "
            "this build's; rerun or certify them." if stale else ""))
