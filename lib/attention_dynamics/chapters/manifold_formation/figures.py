@@ -49,9 +49,9 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
     axes[1].set_xlabel("Bayes filter entropy (bits)")
     axes[1].set_ylabel("transformer entropy (bits)")
     for length, report in hmm.reports.items():
-        axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"tested at K = {length}")
+        axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"K = {length}")
     axes[2].axvline(hmm.train_length, color="0.4", lw=1, ls=":")
-    axes[2].set_xlabel("observation $t$")
+    axes[2].set_xlabel("observation $t$ (tested at length $K$)")
     axes[2].set_ylabel("mean $|H_{model} - H_{Bayes}|$\n(bits)")
     legend_outside(axes[2], ncol=len(hmm.reports))
     return fig
