@@ -670,9 +670,9 @@ CLAIMS = [
             f"value-manifold-pc1-share-{layout}",
             f"Value manifold, {layout} layout: PC1 carries most of the variance "
             "(share of seeds whose PC1 share of the value positions before the final norm, "
-            "standardised, as the authors' value-manifold analysis, has its 95 % interval over 8 "
-            "probe parts reaching the paper's stated range and clearing the larger of random "
-            "init and the MLP by a point)",
+            "standardised, as the authors' value-manifold analysis, has the upper end of its "
+            "95 % interval over 8 probe parts reaching the paper's stated range and a point "
+            "above the larger of random init and the MLP, seed 0's)",
             "Paper I, value manifold",
             VALUE_MANIFOLD_PC1_SHARE.text,
             "manifold_formation",

@@ -1591,6 +1591,31 @@ RULE_LOG: tuple[RuleChange, ...] = (
             "precision-after-settling": ("552807064e753158", "3a61e0c6b4f39f81"),
         },
     ),
+    RuleChange(
+        "2026-12-07",
+        "after 921d387",
+        ("key-orthogonality-separate", "key-orthogonality-shared", "key-signed-cosine-shared",
+         "value-manifold-pc1-share-separate", "value-manifold-pc1-share-shared",
+         "precision-after-settling"),
+        "this date's entries for the per-seed geometry and for the gain over the end window's "
+        "worst checkpoint, each with its verdict after as 'not recorded'",
+        "the same rules, with their verdicts after on the quick build made at them",
+        "a referee found that a quick build at the new rules existed and should give the "
+        "verdicts after; they are recorded here, and the entries above are left as they were "
+        "written, so that the log only grows",
+        "not reproduced (quick: the separate layout's key orthogonality and PC1 share, one "
+        "model each), inconclusive (quick: the other four)",
+        "inconclusive, all six (quick, two seeds each: the keys below the initialisations' "
+        "range on 0 of 2 seeds in either layout, the PC1 share's interval reaching 84 % on 0 of "
+        "2, too few seeds to tell the share from one half; the shared layout's rows also short "
+        "of three times the run's solve step, 1,500 against 3 x 603; the attention of the "
+        "constant-rate runs not at rest before their end window)",
+        moved={key: Move("not reproduced", "inconclusive", "quick")
+               for key in ("key-orthogonality-separate", "value-manifold-pc1-share-separate")},
+        in_brief="the keys' orthogonality and the value manifold's first component are judged "
+        "on every seed's model, not on one, and two seeds cannot tell their share from one "
+        "half: the two verdicts against became inconclusive until the registered run decides",
+    ),
 )
 """Every logged change of a rule, oldest first (the book's page of the rule log shows them).
 
