@@ -151,8 +151,8 @@ def test_length_kl_ratio_is_the_longer_lengths_mean_over_the_training_length():
 def test_positions_against_the_initialisations_and_the_summary():
     assert [position_against_inits(v, 0.2, 0.4) for v in (0.1, 0.2, 0.4, 0.5)] == \
         ["below", "within", "within", "above"]
-    assert "in the separate and shared layout (" in key_frame_phrase(["separate", "shared"])
-    assert "neither layout" in key_frame_phrase([])
+    summary = key_frame_phrase({"separate": 1, "shared": 4}, 6)
+    assert "on 1 of 6 seeds in the separate layout and on 4 of 6 in the shared one" in summary
 
 
 def test_replacement_phrase_says_above_only_when_strictly_above():
