@@ -175,6 +175,8 @@ def late_phase(steps: str, solve_step: str) -> Outlasted:
 
 ARCH_NAMES = {"transformer": "Transformer", "mamba": "Mamba", "lstm": "LSTM"}
 """The architectures of chapter 5's comparison, by key, as the rows name them."""
+ARCH_IN_A_SENTENCE = {"transformer": "the transformer", "mamba": "Mamba", "lstm": "the LSTM"}
+"""The same, as a sentence names them after a preposition."""
 
 
 def paper_size(metric: str, arch: str) -> PaperSize:
@@ -188,8 +190,7 @@ def paper_size(metric: str, arch: str) -> PaperSize:
     bound = stated.value + stated.precision
     return PaperSize(
         metric, round(bound, 12),
-        f"the paper states an entropy MAE of {stated.text} bits for "
-        f"{'Mamba' if arch == 'mamba' else 'the ' + ARCH_NAMES[arch].lower().replace('lstm', 'LSTM')} "
+        f"the paper states an entropy MAE of {stated.text} bits for {ARCH_IN_A_SENTENCE[arch]} "
         f"({stated.source}), which at its stated precision admits at most {bound:g} bits",
         level=SEED_LEVEL,
     )
@@ -230,11 +231,17 @@ def solved(task: str, every_seed: bool = False) -> Solved:
     return Solved(f"{task}_bijection_entropy_mae_keys_bits", max_error=SOLVED_KEYS_BITS)
 
 
-def every_seed_solved(layout: str) -> Solved:
-    """Chapter 4's check that every seed's bijection model of ``layout`` solved its task (the
-    worst seed's error at the key positions within the solved bar), for a claim judged seed
-    by seed."""
-    return Solved(f"{layout}_bijection_entropy_mae_keys_bits_seeds_max", max_error=SOLVED_KEYS_BITS)
+def every_seed_checks(layout: str) -> dict:
+    """Chapter 4's training checks of a claim judged on every seed's bijection model of
+    ``layout``: the largest loss fall over the seeds, every seed solved (the worst seed's error
+    at the key positions within the solved bar), and the budget of three times the latest
+    seed's solve step."""
+    return dict(
+        still_learning=learning(f"{layout}_bijection_loss_fall_last_tenth_seeds_max"),
+        solved=Solved(f"{layout}_bijection_entropy_mae_keys_bits_seeds_max",
+                      max_error=SOLVED_KEYS_BITS),
+        budget=late_phase("bijection_steps", f"{layout}_bijection_solve_step_seeds_max"),
+    )
 
 
 def bijection_budget() -> ShortBudget:
@@ -620,9 +627,7 @@ CLAIMS = [
             f"{layout}_key_orthogonality",
             Null("the low end of the central 95 % of 100 initialisations",
                  f"{layout}_key_orthogonality_init_low"),
-            still_learning=learning(f"{layout}_bijection_loss_fall_last_tenth_seeds_max"),
-            solved=every_seed_solved(layout),
-            budget=late_phase("bijection_steps", f"{layout}_bijection_solve_step_seeds_max"),
+            **every_seed_checks(layout),
             shown_with=(("seed 0 at its own initialisation", f"{layout}_key_orthogonality_random_init"),
                         ("the high end of the initialisations' central 95 %",
                          f"{layout}_key_orthogonality_init_high")),
@@ -658,9 +663,7 @@ CLAIMS = [
         "shared_key_signed_cosine",
         Null("the low end of the central 95 % of 100 initialisations",
              "shared_key_signed_cosine_init_low"),
-        still_learning=learning("shared_bijection_loss_fall_last_tenth_seeds_max"),
-        solved=every_seed_solved("shared"),
-        budget=late_phase("bijection_steps", "shared_bijection_solve_step_seeds_max"),
+        **every_seed_checks("shared"),
         shown_with=(("the high end of the initialisations' central 95 %",
                      "shared_key_signed_cosine_init_high"),),
         **seed_by_seed("shared_key_signed_cosine", BeatsNull()),
@@ -679,9 +682,7 @@ CLAIMS = [
             f"{layout}_manifold_value_standardised_share_high",
             Null("the larger of random init and the MLP (seed 0)",
                  f"{layout}_manifold_value_standardised_share_strongest_null"),
-            still_learning=learning(f"{layout}_bijection_loss_fall_last_tenth_seeds_max"),
-            solved=every_seed_solved(layout),
-            budget=late_phase("bijection_steps", f"{layout}_bijection_solve_step_seeds_max"),
+            **every_seed_checks(layout),
             shown_with=(("PC1 share, seed 0", f"{layout}_manifold_value_standardised_share"),),
             # a seed counts when its interval reaches the low end of the paper's range and
             # clears the null by a point of share
