@@ -154,8 +154,8 @@ def test_seeds_phrase(solved, total, words):
 
 def test_decide_length_phrase_reads_the_profiles():
     assert decide_length_phrase() == ("4 times the quick steps on bijections, 10 times the quick "
-                                      "steps on HMM filtering, the quick steps on recall, on 6 "
-                                      "seeds")
+                                      "steps on HMM filtering, 3 times the quick steps on recall, "
+                                      "on 6 seeds")
 
 
 def test_solve_phrase_counts_failures_from_three_times_the_solve_step():

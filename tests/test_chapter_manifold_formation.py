@@ -87,8 +87,10 @@ def test_settings_are_copies_per_profile():
     assert quick["n_symbols"] == 10 and quick["bijection_training"]["steps"] == 1500
     assert quick["n_seeds"] == 2 and decide["n_seeds"] == 6
     assert decide["hmm_training"]["steps"] == 4000 and decide["frame_training"]["steps"] == 1500
+    assert decide["bijection_training"]["steps"] == 3000
     changed = {key for key in quick if quick[key] != decide[key]}
-    assert changed == {"hmm_training", "n_seeds", "frame_training", "late_checkpoints"}
+    assert changed == {"hmm_training", "n_seeds", "frame_training", "late_checkpoints",
+                       "bijection_training"}
     quick["bijection_model"]["n_layers"] = 7
     decide["hmm_training"]["steps"] = 1
     assert chapter.SETTINGS["quick"]["bijection_model"]["n_layers"] == 2

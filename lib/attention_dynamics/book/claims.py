@@ -943,8 +943,8 @@ def both_runs(seeds_setting: str, steps_setting: str, decide: tuple[int, int],
             paper_run(*paper, seeds_setting, steps_setting))
 
 
-VALUE_MINUTES, EM_MINUTES, MANIFOLD_MINUTES, ROUTING_MINUTES = 1, 11, 42, 85
-MANIFOLD_BIJECTION = both_runs("n_seeds", "bijection_training.steps", (6, 1500), (6, 50_000),
+VALUE_MINUTES, EM_MINUTES, MANIFOLD_MINUTES, ROUTING_MINUTES = 1, 11, 75, 100
+MANIFOLD_BIJECTION = both_runs("n_seeds", "bijection_training.steps", (6, 3000), (6, 50_000),
                                MANIFOLD_MINUTES)
 MANIFOLD_FRAME = both_runs("n_seeds", "frame_training.steps", (6, 1500), (6, 50_000),
                            MANIFOLD_MINUTES)
@@ -971,11 +971,12 @@ DECIDING_RUNS: dict[str, tuple[DecidingRun, ...]] = {
            ("transformer", "bijection-matches-bayes", "bijection", 1200),
            ("mamba", "bijection-matches-bayes", "bijection", 1200),
            ("lstm", "bijection-matches-bayes", "bijection", 1200),
+           ("mlp", "bijection-fails-ch5", "bijection", 1200),
            ("transformer", "hmm-tracks-bayes", "hmm", 4000),
            ("lstm", "hmm-fails", "hmm", 4000),
-           ("transformer", "recall-solves", "recall", 1000),
-           ("mamba", "recall-solves", "recall", 1000),
-           ("lstm", "recall-fails", "recall", 1000))},
+           ("transformer", "recall-solves", "recall", 3000),
+           ("mamba", "recall-solves", "recall", 3000),
+           ("lstm", "recall-fails", "recall", 3000))},
     "mamba-hmm-tracks-bayes": both_runs("deep_mamba_seeds", "steps.hmm", (6, 4000), (5, 20_000),
                                         ROUTING_MINUTES),
 }

@@ -32,9 +32,14 @@ _QUICK = dict(
 SETTINGS: dict[str, dict] = copy.deepcopy({
     "quick": _QUICK,
     # HMM filtering trained 4000 steps: 25.6 % of the authors' 500,000 sequences, so that the
-    # length-generalisation claim is decided; six seeds; longer constant-rate runs
+    # length-generalisation claim is decided; six seeds; longer constant-rate runs; the
+    # bijections trained 3000 steps, so that a late phase of three times the solve step (about
+    # 600 steps on the quick run's shared layout) fits the run
     "decide": {
         **_QUICK,
+        "bijection_training": dict(
+            steps=3000, batch_size=128, lr=3e-3, warmup_steps=75, final_lr_fraction=0.0
+        ),
         "hmm_training": dict(
             steps=4000, batch_size=32, lr=3e-3, warmup_steps=100, loss="bayes"
         ),
