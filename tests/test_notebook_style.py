@@ -2,6 +2,7 @@
 chapter 3's page reads in minutes (issue 38): at most half of the 238 numbers it once glued, and
 no bold, which the book keeps for verdicts (glued from the report, never typed on the page)."""
 
+import re
 from pathlib import Path
 
 import jupytext
@@ -64,3 +65,46 @@ def test_chapter_three_glues_at_most_half_its_old_numbers_and_types_no_bold():
     page = CHAPTER_THREE.read_text()
     assert glued_texts(page) <= CHAPTER_THREE_GLUED_AT_MOST, glued_texts(page)
     assert bold_lines(page) == []
+
+
+CHAPTERS = [ROOT / "book" / f"{name}.md" for name in (
+    "score_gradient", "value_update", "em_reading", "manifold_formation", "content_routing")]
+
+
+def inline_code(page: str) -> list[str]:
+    """The inline code spans of a page's reading text: outside code blocks, roles (a role's
+    target is its syntax, not text) and footnotes, where the authors' files and functions are
+    cited. A directive's body (a figure's caption, a proof) is reading text."""
+    found, blocks, in_note = [], [], False
+    for line in page.splitlines():
+        if line.startswith("```"):
+            opener = line[3:].strip()
+            if not opener:
+                if blocks:
+                    blocks.pop()
+            else:
+                name = opener[1:opener.index("}")] if opener.startswith("{") else "code"
+                blocks.append("code" if name in ("code", "code-cell", "code-block") else "text")
+            continue
+        if line.startswith("[^"):
+            in_note = True
+        elif in_note and line and not line.startswith("    "):
+            in_note = False
+        if in_note or "code" in blocks:
+            continue
+        words = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", line)
+        found += re.findall(r"`([^`]+)`", words)
+    return found
+
+
+def test_the_inline_code_check_finds_what_it_must():
+    page = ("Text with `a_name` and a {glue:text}`/n.ipynb::a:.2f` role.[^n]\n"
+            "```python\nx = `not_here`\n```\n"
+            "```{figure} f.png\n\n**Title.** Caption with `caption_code`.\n```\n"
+            "[^n]: The script `train.py`,\n    and `more.py`.\nAfter the note, `after`.\n")
+    assert inline_code(page) == ["a_name", "caption_code", "after"]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
+def test_a_chapter_cites_code_in_its_footnotes_only(path):
+    assert inline_code(path.read_text()) == []
