@@ -25,9 +25,11 @@ def test_settings_are_copies_per_profile():
     # the reproduction's seeds in decide: the authors' five first, then others, none twice
     assert decide["seeds"][:5] == quick["seeds"] and len(set(decide["seeds"])) >= 6
     assert len(set(decide["seeds"])) == len(decide["seeds"])
+    assert decide["fresh"]["steps"] == 6000 and len(decide["seeds"]) == 48
     decide["fresh"]["n_seeds"] = quick["fresh"]["n_seeds"]
+    decide["fresh"]["steps"] = quick["fresh"]["steps"]
     decide["seeds"] = quick["seeds"]
-    assert decide == quick  # decide changes only the seeds
+    assert decide == quick  # decide changes only the seeds and the fresh runs' steps
     quick["fresh"]["steps"] = 1
     quick["multipliers"].append(7)
     assert chapter.SETTINGS["quick"]["fresh"]["steps"] == 2000
