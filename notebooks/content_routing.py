@@ -43,7 +43,7 @@ from attention_dynamics.book.notebook import (
 from attention_dynamics.book.plotting import show_figure
 from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters import content_routing as chapter
-from attention_dynamics.chapters.content_routing import figures, words
+from attention_dynamics.chapters.content_routing import figures, tables, words
 
 dev, gen, res = setup_notebook("content_routing", profile, device, seed)
 settings = chapter_settings(chapter, profile, res, settings_file)
@@ -91,7 +91,7 @@ print(experiment.training.summary())
 # from `attention_dynamics.book.paper_numbers`. The chapter shows this very table (glued).
 
 # %%
-reader_table(experiment.scores.table)
+reader_table(tables.results_table(experiment.scores.table), wrap=True)
 
 # %% [markdown]
 # The chapter's words for these comparisons are computed from the recorded numbers, so that
@@ -158,7 +158,8 @@ show_figure("fig_routing_hmm_entropy", figures.hmm_entropy_figure(experiment.tra
 # HMM filtering, where the entropy varies between sequences, is the discriminating case.
 
 # %%
-reader_table(experiment.manifolds.table().rename(columns=words.MANIFOLD_COLUMNS))
+reader_table(tables.manifold_table(experiment.manifolds.table()).rename(
+    columns=words.MANIFOLD_COLUMNS))
 
 # %%
 show_figure("fig_routing_manifolds", figures.manifolds_figure(experiment.manifolds))

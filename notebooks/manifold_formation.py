@@ -155,7 +155,7 @@ show_figure("fig_key_cosines", figures.key_cosines_figure(experiment.keys))
 
 
 # %%
-reader_table(experiment.alignment.table.round(3))
+reader_table(tables.alignment_table(experiment.alignment))
 
 # %%
 show_figure("fig_qk_alignment", figures.alignment_figure(experiment.alignment))
@@ -227,7 +227,12 @@ show_figure("fig_hmm_manifold", fig)
 reader_table(tables.beyond_table(experiment.replacement.beyond))
 
 # %%
-show_figure("fig_value_manifold", figures.value_manifold_figure(experiment.manifold))
+show_figure("fig_value_manifold",
+            figures.value_manifold_figure(experiment.manifold, "separate"))
+
+# %%
+show_figure("fig_value_manifold_hmm",
+            figures.value_manifold_figure(experiment.manifold, "hmm"))
 
 # %% [markdown]
 # ## (g) Frame and precision over training

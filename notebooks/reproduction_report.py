@@ -37,7 +37,7 @@ from attention_dynamics.book.results import (
     load_profile_results,
 )
 from attention_dynamics.book.rule_log import RULE_LOG, moving_changes
-from attention_dynamics.book.tables import reader_table
+from attention_dynamics.book.tables import fold, reader_table
 
 _, _, res = setup_notebook("reproduction_report", profile, device, seed)
 claims = list(REGISTRY.values())
@@ -49,6 +49,8 @@ report.record_ledger(res, ledger)
 glue_each(report.headline_phrases(ledger))  # the chapter pages cite these verdicts
 # each chapter page opens with its findings box: its central claims with their verdicts
 glue_each(report.findings_boxes(ledger))
+# the introduction's summary: the verdicts counted chapter by chapter
+glue_each({"verdict_counts": report.CountsTable(report.verdict_counts(ledger))})
 
 # %% [markdown]
 # ## What holds, and what does not
@@ -81,7 +83,8 @@ display(Markdown(report.verdicts_text()))
 
 # %% tags=["remove-input"]
 table = report.ledger_table(ledger)
-display(HTML(table.to_html(escape=False, classes="report-table")))
+display(HTML(fold(table.to_html(escape=False, classes="report-table"),
+                  f"Show every claim's row ({len(table)} rows)")))
 
 # %% [markdown]
 # ## Registered deciding runs

@@ -318,6 +318,27 @@ def test_the_rule_log_page_tells_every_change_in_words(built_book, results):
     keys = set(REGISTRY) | {key for change in RULE_LOG for key in change.claims}
     assert identifiers_in(text, keys) == []
     assert all(change.commit.removeprefix("after ") in page for change in RULE_LOG)
+    # one commit per entry, in its field, and no claim's fingerprint (they stay in the code)
+    article = unescape(re.sub(r"<[^>]+>", " ", page[page.index("<article"):]))
+    hashes = [found for found in re.findall(r"\b[0-9a-f]{7,64}\b", article)
+              if re.search(r"\d", found)]
+    commits = {change.commit.removeprefix("after ").strip() for change in RULE_LOG}
+    assert set(hashes) == commits and len(hashes) == len(RULE_LOG)
+
+
+def test_the_introduction_counts_the_verdicts_and_folds_the_claim_figure(built_book, results):
+    page = (built_book / "html" / "book" / "intro.html").read_text()
+    table = page[page.index('class="dataframe counts-table"'):]
+    table = table[:table.index("</table>")]
+    metrics = results["reproduction_report"]["metrics"]
+    for verdict in VERDICTS:  # each verdict's row ends with its count over every chapter
+        row = table[table.index(f"<th>{verdict}</th>"):]
+        row = row[:row.index("</tr>")].rstrip()
+        assert row.endswith(f"<td>{metrics['claims_' + verdict.replace(' ', '_')]:.0f}</td>")
+    # the figure of every claim by name is there, folded: it is taller than a phone's screen
+    article = page[page.index("<article"):]  # the sidebar's menus fold too
+    fold = article[article.index("<details"):]
+    assert "report_claims.png" in fold[:fold.index("</details>")]
 
 
 def test_results_files_come_from_one_build(results):

@@ -6,8 +6,9 @@ drawn and lists what keeps it from reading: a text (tick label, axis label, titl
 colour-bar label, annotation) reaching outside the canvas, two texts overlapping, or a text
 shown under 9 px. The constructed figures below show that the check finds each of these; then
 every figure a chapter notebook shows is drawn from the chapter run at its tiny settings
-(``tests/tiny_settings``, seconds each) and must have no problem, as must the report's claim
-figure and the benchmarks page's ratios, drawn from constructed inputs.
+(``tests/tiny_settings``, seconds each) and must have no problem, nor be taller than
+:data:`~attention_dynamics.book.plotting.MAX_HEIGHT_RATIO` times its width; the report's claim
+figure and the benchmarks page's ratios, drawn from constructed inputs, must have no problem.
 """
 
 import ast
@@ -27,6 +28,7 @@ from attention_dynamics.book.claims import REGISTRY
 from attention_dynamics.book.formatting import capitalised
 from attention_dynamics.book.plotting import (
     FIGURE_INCHES,
+    MAX_HEIGHT_RATIO,
     MIN_POINTS,
     PHONE_COLUMN_PX,
     drawn_texts,
@@ -180,6 +182,8 @@ def test_every_chapter_figure_reads_on_a_phone_and_a_desktop(tiny_runs, chapter,
     figures = importlib.import_module(f"attention_dynamics.chapters.{chapter}.figures")
     fig = figures.FIGURES[name](tiny_runs(chapter))
     assert fig.get_figwidth() <= FIGURE_INCHES + 1e-9
+    # no taller than a laptop's screen where the desktop column shows it at full width
+    assert fig.get_figheight() <= MAX_HEIGHT_RATIO * fig.get_figwidth() + 1e-9
     thin_log_tick_labels(fig)  # as the page's copy is saved
     assert layout_problems(fig) == []
 

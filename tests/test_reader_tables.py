@@ -8,7 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attention_dynamics.book.tables import FOLD_ROWS, MISSING, in_words, reader_frame, reader_table
+from attention_dynamics.book.tables import (
+    FOLD_ROWS,
+    MISSING,
+    WRAP_CLASS,
+    counts_rows,
+    fold,
+    in_words,
+    reader_frame,
+    reader_table,
+)
+from attention_dynamics.chapters.content_routing.tables import results_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("plain_step_s", "plain step (s)"),
     ("value_seed3", "value seed 3"),
     ("hmm", "HMM"),
+    ("arch", "architecture"),
     ("trained", "trained"),
     ("entropy MAE, mean curve (bits)", "entropy MAE, mean curve (bits)"),
     (2024, 2024),
@@ -67,6 +78,49 @@ def test_a_table_taller_than_a_screen_is_folded():
     assert html.rstrip().endswith("</details>")
     with pytest.raises(ValueError, match="table must be"):
         reader_table([1, 2])
+
+
+def test_an_index_that_only_counts_the_rows_is_left_out():
+    numbered = reader_table(pd.DataFrame({"claim": ["a", "b"], "seeds": [6, 8]}))
+    html = numbered._repr_html_()
+    assert "<th>0</th>" not in html and "<th>claim</th>" in html
+    assert not numbered.__repr__().lstrip().startswith("0")
+    # an index that says something stays: labels, seeds counted from 1, a named count
+    for index in (pd.Index(["sgd", "em"]), pd.Index([1, 2]), pd.RangeIndex(2, name="seed")):
+        shown = reader_table(pd.DataFrame({"loss": [1.0, 2.0]}, index=index))._repr_html_()
+        assert "<tbody>\n    <tr>\n      <th>" in shown, index
+    assert counts_rows(pd.RangeIndex(3)) and counts_rows(pd.Index([0, 1, 2]))
+    assert not counts_rows(pd.Index([2, 0, 1])) and not counts_rows(pd.Index(["0", "1"]))
+    assert not counts_rows(pd.MultiIndex.from_tuples([(0, 0), (1, 1)]))
+
+
+def test_a_fold_says_what_it_holds_and_a_table_may_let_its_cells_wrap():
+    folded = fold("<table></table>", "Show a <b> table")
+    assert folded.startswith('<details class="table-fold"><summary>Show a &lt;b&gt; table')
+    assert folded.endswith("</details>")
+    with pytest.raises(ValueError, match="summary"):
+        fold("<table></table>", " ")
+    table = pd.DataFrame({"a": ["1 2"]})
+    assert f'class="dataframe reader-table {WRAP_CLASS}"' in reader_table(
+        table, wrap=True)._repr_html_()
+    assert WRAP_CLASS not in reader_table(table)._repr_html_()
+
+
+def test_the_scores_table_turns_to_a_row_per_task_and_model():
+    scores = pd.DataFrame({"bijection MAE (bits)": ["0.1 [0.1, 0.2]", "0.3 [0.2, 0.4]"],
+                           "Paper I: bijection": ["0.01", "not reported"],
+                           "recall accuracy": ["0.9 [0.8, 1.0]", "0.2 [0.1, 0.3]"],
+                           "Paper I: recall": ["100%", "0.5%"]}, index=["transformer", "LSTM"])
+    turned = results_table(scores)
+    assert list(turned.columns) == ["this build", "Paper I"]
+    assert turned.index.names == ["task and measure", "model"]
+    assert list(turned.index) == [("bijection MAE (bits)", "transformer"),
+                                  ("bijection MAE (bits)", "LSTM"),
+                                  ("recall accuracy", "transformer"), ("recall accuracy", "LSTM")]
+    # a line may break before the seeds' range, not inside it
+    assert turned.loc[("recall accuracy", "LSTM")].tolist() == ["0.2 [0.1,\u00a00.3]", "0.5%"]
+    with pytest.raises(ValueError, match="Paper I's"):
+        results_table(scores[["bijection MAE (bits)", "recall accuracy"]])
 
 
 NOTEBOOKS = ("score_gradient", "value_update", "em_reading", "manifold_formation",

@@ -3,7 +3,8 @@
 Figures carry no titles (the caption in the book is the title), have an opaque white
 background so they stay readable in the theme's dark mode, and use seaborn's colour-blind
 palette. Every figure is drawn for a narrow column (:data:`FIGURE_INCHES` wide, panels stacked
-rather than side by side) with no text under :data:`MIN_POINTS`, so that it reads both on a
+rather than side by side unless stacking would make it taller than :data:`MAX_HEIGHT_RATIO`
+times its width) with no text under :data:`MIN_POINTS`, so that it reads both on a
 phone, where the page shrinks it to the column, and on a desktop screen, where it shows at its
 natural size; :func:`layout_problems` checks a figure against that (text inside the canvas, no
 two texts overlapping, every text at least :data:`MIN_SHOWN_PX` px where it is shown).
@@ -50,6 +51,13 @@ column is about 342 px; a notebook's output area a little narrower)."""
 
 DESKTOP_COLUMN_PX = 770
 """The width, in CSS px, of the text column on a 1,400 px desktop screen."""
+
+MAX_HEIGHT_RATIO = 1.1
+"""The greatest height of a chapter figure, as a multiple of its width. Shown across the
+desktop column (:data:`DESKTOP_COLUMN_PX`, up to about 820 px on wide screens), such a figure
+stays under about 900 px, within a laptop's screen, so that a reader sees it whole with the
+first line of its caption. A figure of many panels sets them two to a row, or lower, rather
+than stacking them taller."""
 
 SHOWN_WIDTHS_PX = (PHONE_COLUMN_PX, DESKTOP_COLUMN_PX)
 """The column widths a figure must read at."""

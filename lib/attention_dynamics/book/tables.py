@@ -7,7 +7,9 @@ with to show it: every row and column label and level name that is a code identi
 :func:`in_words`), every number written by
 :func:`~attention_dynamics.book.formatting.format_number` and every missing value as a dash; a
 table of more than :data:`FOLD_ROWS` rows is folded in a ``<details>`` block that opens on a
-click (the book's PDF opens every fold), under a line that says what it holds.
+click (the book's PDF opens every fold), under a line that says what it holds (:func:`fold`,
+which folds any HTML so); an index that only counts the rows (0, 1, 2, ... without a name) is
+left out, since it tells the reader nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ WORDS = {
     "pca": "PCA", "qk": "QK", "ssm": "SSM", "r2": "R²", "lr": "learning rate",
     "init": "initialisation", "abs": "absolute", "vs": "against", "pc1": "PC1", "pc2": "PC2",
     "mamba": "Mamba", "nll": "NLL", "std": "standard deviation", "w": "W", "frac": "fraction",
+    "arch": "architecture",
 }
 """How a word of an identifier is written in a label (the rest as they are)."""
 
@@ -115,13 +118,40 @@ def reader_frame(table: pd.DataFrame | pd.Series, digits: int = 3) -> pd.DataFra
     return shown
 
 
+def fold(content: str, summary: str) -> str:
+    """``content`` (HTML) folded in a ``<details>`` block that opens on a click, under the line
+    ``summary`` (plain words, escaped here)."""
+    if not summary.strip():
+        raise ValueError("summary must say what the fold holds")
+    return (f'<details class="table-fold"><summary>{html.escape(summary)}</summary>'
+            f"\n{content}\n</details>")
+
+
+def counts_rows(index: pd.Index) -> bool:
+    """Whether ``index`` only counts the rows: one unnamed level holding 0, 1, 2, ... in order
+    (pandas' default), which a reader's table leaves out."""
+    return (not isinstance(index, pd.MultiIndex) and index.name is None
+            and pd.api.types.is_integer_dtype(index.dtype)
+            and list(index) == list(range(len(index))))
+
+
+WRAP_CLASS = "wrap-cells"
+"""The class of a table whose cells may wrap at their spaces on a narrow screen (the book's
+other tables keep each cell on one line and scroll); a cell that must stay whole holds
+non-breaking spaces."""
+
+
 class ReaderTable:
     """A table ready to show in a notebook (:func:`reader_table`): ``frame`` is the table as
-    shown, ``summary`` the line over a folded table (``None``: not folded)."""
+    shown, ``summary`` the line over a folded table (``None``: not folded), ``index`` whether
+    its row labels show, ``wrap`` whether its cells may wrap (:data:`WRAP_CLASS`)."""
 
-    def __init__(self, frame: pd.DataFrame, summary: str | None):
+    def __init__(self, frame: pd.DataFrame, summary: str | None, index: bool = True,
+                 wrap: bool = False):
         self.frame = frame
         self.summary = summary
+        self.index = index
+        self.wrap = wrap
 
     @property
     def folded(self) -> bool:
@@ -129,24 +159,25 @@ class ReaderTable:
         return self.summary is not None
 
     def _repr_html_(self) -> str:
-        table = self.frame.to_html(classes="reader-table", na_rep=MISSING, border=0)
-        if not self.folded:
-            return table
-        return (f'<details class="table-fold"><summary>{html.escape(self.summary)}</summary>'
-                f"\n{table}\n</details>")
+        classes = "reader-table" + (f" {WRAP_CLASS}" if self.wrap else "")
+        table = self.frame.to_html(classes=classes, na_rep=MISSING, border=0, index=self.index)
+        return fold(table, self.summary) if self.folded else table
 
     def __repr__(self) -> str:
-        text = self.frame.to_string(na_rep=MISSING)
+        text = self.frame.to_string(na_rep=MISSING, index=self.index)
         return f"{self.summary}\n{text}" if self.folded else text
 
 
 def reader_table(table: pd.DataFrame | pd.Series, what: str | None = None, digits: int = 3,
-                 fold_rows: int = FOLD_ROWS) -> ReaderTable:
+                 fold_rows: int = FOLD_ROWS, wrap: bool = False) -> ReaderTable:
     """``table`` for a notebook page: :func:`reader_frame` of it, folded under a line that
     opens it when it has more than ``fold_rows`` rows (the line says ``what`` it holds, and
-    how many rows: "Show the table (40 rows)" without ``what``)."""
+    how many rows: "Show the table (40 rows)" without ``what``), without its index where that
+    only counts the rows (:func:`counts_rows`); ``wrap`` lets its cells wrap on a narrow
+    screen (:data:`WRAP_CLASS`)."""
     frame = reader_frame(table, digits)
+    index = not (isinstance(table, pd.DataFrame) and counts_rows(table.index))
     if len(frame) <= fold_rows:
-        return ReaderTable(frame, None)
+        return ReaderTable(frame, None, index, wrap)
     holds = what or "the table"
-    return ReaderTable(frame, f"Show {holds} ({len(frame)} rows)")
+    return ReaderTable(frame, f"Show {holds} ({len(frame)} rows)", index, wrap)

@@ -47,7 +47,7 @@ def _run_score(run, task: str) -> float:
 def scores_figure(training: Training, tasks: dict[str, Task], scores: Scores) -> Figure:
     """One panel per task: each architecture's mean score over seeds (bar) and each seed's
     (dots), with the floors of models that ignore what the task asks them to read."""
-    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 3.0))
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 1.8))
     x = np.arange(len(ARCHITECTURES))
     recall = tasks["recall"]
     for ax, name in zip(axes, TASKS, strict=True):
@@ -94,22 +94,25 @@ def hmm_entropy_figure(tracking: EntropyTracking) -> Figure:
 
 
 def manifolds_figure(manifolds: Manifolds) -> Figure:
-    """PC1 against PC2 of each architecture's representations (rows) on each entropy task
-    (columns), coloured by the Bayes entropy."""
+    """PC1 against PC2 of each architecture's representations (rows, named on the left) on
+    each entropy task (columns, named over them), coloured by the Bayes entropy; each panel's
+    two components' shares of the variance under it."""
     names = list(manifolds.entropy)
     fig, axes = plt.subplots(len(ARCHITECTURES), len(names), squeeze=False,
-                             figsize=(FIGURE_INCHES, 2.2 * len(ARCHITECTURES) + 1.0))
+                             figsize=(FIGURE_INCHES, 1.15 * len(ARCHITECTURES) + 0.85))
     for col, name in enumerate(names):
         entropy = manifolds.entropy[name].cpu().numpy()
+        axes[0, col].set_title(name)
         for row, arch in enumerate(ARCHITECTURES):
             summary = manifolds.summaries[arch, name]
             scores = summary.pca.scores.cpu().numpy()
             ax = axes[row, col]
             image = ax.scatter(scores[:, 0], scores[:, 1], c=entropy, cmap="viridis", s=3,
                                alpha=0.6)
-            ax.set_title(f"{arch}, {name}")
-            ax.set_xlabel(f"PC1 ({100 * summary.pc1_share:.0f}%)")
-            ax.set_ylabel(f"PC2 ({100 * summary.pc2_share:.0f}%)")
+            ax.set_xlabel(f"PC1 {100 * summary.pc1_share:.0f}%, "
+                          f"PC2 {100 * summary.pc2_share:.0f}%")
+            if col == 0:
+                ax.set_ylabel(arch)
             ax.set_xticks([])
             ax.set_yticks([])
         fig.colorbar(image, ax=axes[:, col], location="bottom", shrink=0.9,
@@ -122,7 +125,7 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
     """Recall accuracy, the pair share of the mixing weights and of the input attribution over
     training (one line per seed; the dashed line is reading uniformly, ``1/P``), and where the
     transformer and the Mamba put their mass at the end."""
-    fig, axes = panel_grid(4, panel_size=(FIGURE_INCHES, 2.8))
+    fig, axes = panel_grid(4, columns=2, panel_size=(FIGURE_INCHES / 2, 2.3))
     columns = ("accuracy", "pair share", "attribution")
     table = routing.table.sort_index()
     for arch in PROBED:
@@ -137,7 +140,7 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
     for ax, label in zip(axes[:3], labels, strict=True):
         ax.set_xscale("symlog", linthresh=10)
         ax.set_xlim(0, probe.final_step * 1.1)
-        ax.set_xlabel("training step (one line per seed)")
+        ax.set_xlabel("training step")
         ax.set_ylabel(label)
         ax.axhline(1 / probe.task.n_pairs, color="0.4", ls="--", lw=1)
     figure_legend(fig, ncol=len(PROBED), where="upper")
@@ -145,20 +148,23 @@ def sharpening_figure(probe: RecallProbe, routing: RoutingOverTraining,
     for k, (arch, mass) in enumerate(offsets.profiles.items()):
         axes[3].bar(np.array(offsets.offsets) + (k - 0.5) * width, mass.cpu().numpy(),
                     width=width, color=PALETTE[arch], label=arch)
-    axes[3].set_xticks(offsets.offsets)
-    axes[3].set_xlabel("position relative to the queried key")
+    # a narrow panel: every offset ticked, the even ones (the queried key's 0 among them) named
+    axes[3].set_xticks([offset for offset in offsets.offsets if offset % 2 == 0])
+    axes[3].set_xticks(offsets.offsets, minor=True)
+    axes[3].set_xlabel("position relative\nto the queried key")
     axes[3].set_ylabel("share of the query\nrow's mass (end)")
     return fig
 
 
 def recall_maps_figure(maps: RecallMaps) -> Figure:
-    """Each probed model's rows on one probe sequence at the start and the end (shown seed):
-    the queried pair of each row outlined, and for the Mamba the two positions where it reads
-    it (dashed)."""
+    """Each probed model's rows on one probe sequence at the start and the end (shown seed), a
+    panel each, stacked, titled by the model and step, the positions named under the last
+    (every panel has the same): the queried pair of each row outlined, and for the Mamba the
+    two positions where it reads it (dashed)."""
     archs = list(dict.fromkeys(arch for arch, _ in maps.maps))
     panels = [(arch, step) for arch in archs for step in maps.steps]
     fig, axes = plt.subplots(len(panels), 1, squeeze=False,
-                             figsize=(FIGURE_INCHES, 1.45 * len(panels)))
+                             figsize=(FIGURE_INCHES, 0.85 * len(panels) + 0.35))
     for ax, (arch, step) in zip(axes[:, 0], panels, strict=True):
         rows = maps.maps[arch, step]
         n_queries, seq_len = rows.shape
@@ -173,7 +179,8 @@ def recall_maps_figure(maps: RecallMaps) -> Figure:
         ax.set_yticks(range(n_queries), [f"q{m + 1}" for m in range(n_queries)])
         every = -(-seq_len * MIN_POINTS // 290)  # a label per position while 10 pt ones fit
         ax.set_xticks(range(0, seq_len, every), maps.labels[::every], fontsize=MIN_POINTS)
-        ax.set_xlabel(f"{arch}, step {step}")
+        ax.tick_params(axis="x", labelbottom=ax is axes[-1, 0])
+        ax.set_title(f"{arch}, step {step}")
     return fig
 
 

@@ -11,7 +11,9 @@ from attention_dynamics.book.paper_numbers import (
     ENTROPY_MAE_BITS,
     RECALL_ACCURACY,
 )
+from attention_dynamics.book.tables import reader_table
 from attention_dynamics.chapters.content_routing.settings import FAILURE_MULTIPLE, SETTINGS, TASKS
+from attention_dynamics.chapters.content_routing.tables import results_table
 
 if TYPE_CHECKING:
     from attention_dynamics.chapters.content_routing.experiment import ContentRoutingRun
@@ -111,8 +113,9 @@ def capacity_words(accuracy: list[float], solved: int, mamba_solved: int,
 
 def page_phrases(experiment: ContentRoutingRun, chosen: dict,
                  metrics: Mapping[str, float]) -> dict[str, object]:
-    """Everything the page glues beside the recorded metrics, by glue name: the table, the
-    papers' numbers it quotes, and the words for the run's results.
+    """Everything the page glues beside the recorded metrics, by glue name: the table (as the
+    notebook shows it, a row per task and architecture), the papers' numbers it quotes, and the
+    words for the run's results.
 
     Args:
         experiment: what :func:`~attention_dynamics.chapters.content_routing.experiment.run`
@@ -121,7 +124,8 @@ def page_phrases(experiment: ContentRoutingRun, chosen: dict,
         metrics: the metrics it recorded, by name.
     """
     glued: dict[str, object] = {"decide_length_phrase": decide_length_phrase(),
-                                "results_table": experiment.scores.table,
+                                "results_table": reader_table(
+                                    results_table(experiment.scores.table), wrap=True),
                                 "authors_budget_mamba_hmm":
                                     AUTHORS_TRAINING_SEQUENCES["mamba", "hmm"].text}
     glued |= {f"paper_mae_bits_{arch}_{name}": number.text

@@ -40,7 +40,7 @@ def chain_figure(chain: Chain) -> matplotlib.figure.Figure:
     """The authors' transition matrix as a heat map, and the first row of both constructions
     against the jump ``y_t - y_{t-1}`` (mod 8)."""
     offsets = np.arange(-(N_SYMBOLS // 2) + 1, N_SYMBOLS // 2 + 1)
-    fig, axes = plt.subplots(2, 1, figsize=(FIGURE_INCHES, 7.4), height_ratios=[1.6, 1])
+    fig, axes = plt.subplots(2, 1, figsize=(FIGURE_INCHES, 5.5), height_ratios=[1.6, 1])
     sns.heatmap(chain.transition_script.numpy(), ax=axes[0], annot=True, fmt=".2f",
                 annot_kws={"fontsize": MIN_POINTS}, cmap="mako_r", cbar=False, square=True)
     axes[0].set_xlabel("next symbol $y_t$")
@@ -59,7 +59,7 @@ def loss_curves_figure(chain: Chain, rep: Reproduction, held: Heldout) -> matplo
     """Both schedules' losses (mean and band over seeds) on the training and the held-out
     sequences, against the exact predictor and the bound, with the step at which each EM-like
     run reaches its seed's SGD final loss."""
-    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 2.8), sharey=True)
+    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 2.7), sharey=True)
     for ax, series, xs, title, reference in [
         (axes[0], rep.loss, rep.history.steps.numpy(), "training sequence", chain.bayes),
         (axes[1], held.loss, held.steps.numpy(), "held-out sequence", chain.bayes_heldout),
@@ -101,11 +101,11 @@ def value_paths_figure(paths: ValuePaths) -> matplotlib.figure.Figure:
 
 
 def fresh_figure(fresh: Fresh) -> matplotlib.figure.Figure:
-    """The attention's entropy and same-symbol mass on fresh sequences (left), and the
+    """The attention's entropy and same-symbol mass on fresh sequences (top), and the
     attention's and values' distances to their final state, averaged over a window (bold, with
-    the band over seeds) and raw (thin) (right)."""
+    the band over seeds) and raw (thin) (bottom)."""
     history = fresh.history
-    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 3.0))
+    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 2.7))
     mass = left.twinx()
     mass.grid(False)
     steps = history.steps.numpy()
@@ -137,22 +137,22 @@ def fresh_figure(fresh: Fresh) -> matplotlib.figure.Figure:
 
 def sweep_figure(sweep: Sweep) -> matplotlib.figure.Figure:
     """The speed-up to SGD's final training loss against the value multiplier, with the
-    controls at x10 (left), and the final training and held-out losses (right), the stability
+    controls at x10 (top), and the final training and held-out losses (bottom), the stability
     edge of W_V shaded."""
     table, value_rows, edge = sweep.table, sweep.value_rows, sweep.edge
-    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 3.6))
+    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 2.7))
     ms = np.array(sweep.multipliers, dtype=float)
     axes[0].loglog(ms, value_rows["speed-up"], "o-", color="C0", label="value lr x m")
-    axes[0].loglog(ms, ms, ":", color="0.5", label="every group x m (gradient-flow time)")
+    axes[0].loglog(ms, ms, ":", color="0.5", label="every group x m")
     for n, marker, colour in [("routing x10", "s", "C1"), ("readout x10", "^", "C4"),
                               ("all x10", "D", "0.3")]:
         axes[0].loglog([10], [table.loc[n, "speed-up"]], marker, color=colour, ms=8, ls="",
                        label=n)
     axes[0].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15,
-                    label="first-order stability edge of $W_V$")
+                    label="stability edge of $W_V$")
     axes[0].set_xlabel("multiplier $m$")
     axes[0].set_ylabel("speed-up to\nSGD's final loss")
-    legend_outside(axes[0])
+    legend_outside(axes[0], ncol=2)
     axes[1].semilogx(ms, value_rows["final training loss"], "o-", color="C0", label="training")
     axes[1].semilogx(ms, value_rows["final held-out loss"], "s--", color="C3", label="held-out")
     axes[1].axhline(sweep.bayes_heldout_loss, color="0.2", ls="--", lw=1,
@@ -160,7 +160,7 @@ def sweep_figure(sweep: Sweep) -> matplotlib.figure.Figure:
     axes[1].axvspan(float(edge.min()), float(edge.max()), color="C3", alpha=0.15)
     axes[1].set_xlabel("value multiplier $m$")
     axes[1].set_ylabel("final loss (nats)")
-    legend_outside(axes[1])
+    legend_outside(axes[1], ncol=3)
     return fig
 
 
@@ -169,7 +169,7 @@ def frame_precision_figure(rep: Reproduction, settled: Settling, long: LongHoriz
     """The attention's and the values' distances to their final state at the paper's settings
     (band over seeds), their change per step, and the same distances over the long horizon."""
     frames, long_frames = settled.frames, long.frames
-    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 3.3))
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 1.8))
     for name, runs in rep.runs.items():
         for series, ls, what in [(frames.attention_remaining, "-", "attention"),
                                  (frames.value_remaining, "--", "values")]:
@@ -186,15 +186,17 @@ def frame_precision_figure(rep: Reproduction, settled: Settling, long: LongHoriz
             axes[2].plot(long_frames.steps * 10, series[:, runs].cpu().mean(1),
                          color=COLOURS[name], ls=ls, label=f"{what}, {SHORT[name]}")
     axes[0].set_xlabel("step (paper settings)")
-    axes[0].set_ylabel("distance to final / distance at start")
     axes[1].set_xlabel("step (paper settings)")
     axes[1].set_ylabel("change per step")
     axes[1].yaxis.set_minor_formatter(NullFormatter())  # the decades only
     axes[2].set_xlabel(f"equivalent step at lr 0.01\n(long horizon, T = {sweep.sequence_length})")
-    axes[2].set_ylabel("distance to final\n/ distance at start")
-    axes[0].set_ylabel("distance to final\n/ distance at start")
-    for ax in axes:
-        legend_outside(ax, ncol=1 if ax is axes[1] else 2)
+    axes[2].set_ylabel("distance to final\n/ at start")
+    axes[0].set_ylabel("distance to final\n/ at start")
+    # one legend for the three panels: the schedules' colours, the attention's and values' lines
+    figure_legend(fig, ncol=4, handles=[plt.Line2D([], [], color=COLOURS[n], label=SHORT[n])
+                                        for n in rep.runs]
+                  + [plt.Line2D([], [], color="0.3", ls=ls, label=what)
+                     for ls, what in [("-", "attention"), ("--", "values")]])
     return fig
 
 

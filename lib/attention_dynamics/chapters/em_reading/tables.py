@@ -56,21 +56,22 @@ def em_checks_table(em: EmChecks) -> pd.DataFrame:
 
 
 def chain_table(chain: Chain) -> pd.DataFrame:
-    """The exact predictor's cross-entropy, entropy and accuracy per seed, the memoryless
-    predictor's cross-entropy, and the exact predictor's cross-entropy on the held-out
-    sequence (4 decimals)."""
+    """The exact predictor's cross-entropy, entropy and accuracy, the memoryless predictor's
+    cross-entropy, and the exact predictor's cross-entropy on the held-out sequence, a row per
+    seed (the index named so; 4 decimals)."""
     return pd.DataFrame({
         "Bayes CE": chain.bayes.cross_entropy.numpy(),
         "Bayes entropy": chain.bayes.predictive_entropy.numpy(),
         "Bayes accuracy": chain.bayes.accuracy.numpy(),
         "memoryless CE": chain.memoryless.numpy(),
         "held-out Bayes CE": chain.bayes_heldout.cross_entropy.numpy(),
-    }, index=chain.seeds).round(4)
+    }, index=pd.Index(chain.seeds, name="seed")).round(4)
 
 
 def per_seed_table(chain: Chain, rep: Reproduction) -> pd.DataFrame:
-    """Both schedules' final losses and accuracies per seed, EM-like's steps to SGD's final
-    loss (its seed's, and the authors' pooled one) and the exact predictor's (4 decimals)."""
+    """Both schedules' final losses and accuracies, EM-like's steps to SGD's final loss (its
+    seed's, and the authors' pooled one) and the exact predictor's, a row per seed (the index
+    named so; 4 decimals)."""
     sgd_runs, em_runs = rep.runs["sgd"], rep.runs["em"]
     return pd.DataFrame({
         "SGD final loss": rep.loss[-1, sgd_runs].numpy(),
@@ -81,7 +82,7 @@ def per_seed_table(chain: Chain, rep: Reproduction) -> pd.DataFrame:
         "EM accuracy": rep.accuracy[-1, em_runs].numpy(),
         "Bayes CE": chain.bayes.cross_entropy.numpy(),
         "Bayes accuracy": chain.bayes.accuracy.numpy(),
-    }, index=chain.seeds).round(4)
+    }, index=pd.Index(chain.seeds, name="seed")).round(4)
 
 
 def path_table(paths: ValuePaths, runs: dict[str, list[int]]) -> pd.DataFrame:

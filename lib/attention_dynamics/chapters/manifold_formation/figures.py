@@ -28,7 +28,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
     model's entropy against the Bayes filter's on the first held-out batch, one point per scored
     position; and the HMM model's mean error per observation at each tested length, the training
     length marked."""
-    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 3.2))
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 1.8))
     for layout, run in runs.items():
         task, report = run.task, run.report
         keys = np.arange(1, task.n_pairs + 1)
@@ -36,7 +36,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
     axes[0].plot(keys, runs["separate"].task.bayes_entropy_curve(), "k--", lw=1.2,
                  label=r"Bayes $\log_2(V-k+1)$")
     axes[0].set_xlabel("key index $k$")
-    axes[0].set_ylabel("predictive entropy (bits)")
+    axes[0].set_ylabel("predictive\nentropy (bits)")
     legend_outside(axes[0], ncol=2)
     task, batch = hmm.task, hmm.batches[hmm.train_length][0]
     with torch.no_grad():
@@ -47,7 +47,7 @@ def calibration_figure(runs: dict[str, BijectionRun], hmm: HmmRun) -> matplotlib
     span = np.array([bayes_h.min().item(), bayes_h.max().item()])
     axes[1].plot(span, span, "k--", lw=1)
     axes[1].set_xlabel("Bayes filter entropy (bits)")
-    axes[1].set_ylabel("transformer entropy (bits)")
+    axes[1].set_ylabel("transformer\nentropy (bits)")
     for length, report in hmm.reports.items():
         axes[2].plot(np.arange(1, length + 1), report.abs_error, label=f"K = {length}")
     axes[2].axvline(hmm.train_length, color="0.4", lw=1, ls=":")
@@ -62,7 +62,7 @@ def key_cosines_figure(keys: Keys) -> matplotlib.figure.Figure:
     trained and at initialisation (rows), with each head's mean ``|cos|``."""
     n_heads = next(iter(keys.matrices.values())).shape[0]
     fig, axes = plt.subplots(len(keys.matrices), n_heads, squeeze=False,
-                             figsize=(FIGURE_INCHES, 1.45 * len(keys.matrices) + 0.6))
+                             figsize=(FIGURE_INCHES, 1.2 * len(keys.matrices) + 0.6))
     for row, ((layout, label), matrices) in enumerate(keys.matrices.items()):
         for head in range(matrices.shape[0]):
             ax = axes[row, head]
@@ -82,7 +82,7 @@ def alignment_figure(alignment: Alignment) -> matplotlib.figure.Figure:
     per kind of key position (columns, a colour bar each under them), query at key ``k``
     against earlier position ``j``."""
     n_layers = next(iter(alignment.maps.values())).shape[0]
-    fig, axes = plt.subplots(n_layers, 2, figsize=(FIGURE_INCHES, 2.7 * n_layers + 1.0),
+    fig, axes = plt.subplots(n_layers, 2, figsize=(FIGURE_INCHES, 2.2 * n_layers + 1.0),
                              squeeze=False)
     for column, (against, maps) in enumerate(alignment.maps.items()):
         limit = np.nanmax(np.abs(maps.numpy()))
@@ -105,7 +105,7 @@ def alignment_figure(alignment: Alignment) -> matplotlib.figure.Figure:
 
 def hmm_manifold_figure(inputs: ProtocolInputs, beyond: BeyondPosition) -> matplotlib.figure.Figure:
     """The trained HMM model's chosen component against the Bayes filter entropy, coloured by
-    observation (left), and the same with each position's mean removed from both (right)."""
+    observation (top), and the same with each position's mean removed from both (bottom)."""
     probe = inputs.probe
     before, _ = final_streams(probe.at_step(probe.final_step), probe.batch.tokens)
     entropy = inputs.value_entropy(probe.batch)
@@ -113,7 +113,7 @@ def hmm_manifold_figure(inputs: ProtocolInputs, beyond: BeyondPosition) -> matpl
     component = beyond.component
     chosen = pca(points).scores[:, component - 1].reshape(entropy.shape).cpu()
     entropy_cpu = entropy.double().cpu()
-    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 3.2))
+    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 2.7))
     image = left.scatter(entropy_cpu.flatten(), chosen.flatten(),
                          c=np.tile(np.arange(1, entropy.shape[1] + 1), entropy.shape[0]), cmap="viridis",
                          s=3, alpha=0.5)
@@ -131,29 +131,37 @@ def hmm_manifold_figure(inputs: ProtocolInputs, beyond: BeyondPosition) -> matpl
 
 
 VALUE_MANIFOLD_PANELS = (
-    ("scored, after final norm", "after"),
-    ("value positions, before final norm", "raw"),
-    ("value positions, standardised", "standardised"),
+    ("scored,\nafter final norm", "after"),
+    ("value positions,\nbefore final norm", "raw"),
+    ("value positions,\nstandardised", "standardised"),
 )
-"""The protocols drawn by :func:`value_manifold_figure` (a column each) and how their points are
-taken."""
+"""The protocols drawn by :func:`value_manifold_figure` (a row each, named on the left) and how
+their points are taken."""
+
+VALUE_MANIFOLD_TASKS = {"separate": "bijection", "hmm": "HMM"}
+"""The tasks :func:`value_manifold_figure` draws (a figure each), by the name of their inputs,
+and how the colour bar names them."""
 
 
-def value_manifold_figure(manifold: ValueManifold) -> matplotlib.figure.Figure:
-    """The probe's points on their first two principal axes, coloured by the Bayes entropy: a row
-    per task (separate-layout bijection, HMM) and protocol of :data:`VALUE_MANIFOLD_PANELS`, the
-    trained model (left) beside its initialisation (right)."""
+def value_manifold_figure(manifold: ValueManifold,
+                          task_name: str = "separate") -> matplotlib.figure.Figure:
+    """The probe's points of one task (``task_name``, a key of :data:`VALUE_MANIFOLD_TASKS`:
+    the separate-layout bijection or HMM) on their first two principal axes (each axis's share
+    of the variance under the panel), coloured by the Bayes entropy: a row per protocol of
+    :data:`VALUE_MANIFOLD_PANELS`, the trained model (left) beside its initialisation
+    (right)."""
+    if task_name not in VALUE_MANIFOLD_TASKS:
+        raise ValueError(f"task_name must be one of {list(VALUE_MANIFOLD_TASKS)}; got {task_name!r}")
     panels = VALUE_MANIFOLD_PANELS
-    fig, axes = plt.subplots(2 * len(panels), 2, squeeze=False,
-                             figsize=(FIGURE_INCHES, 2.5 * 2 * len(panels) + 1.2))
-    shown = (("separate", "trained"), ("separate", "random init"), ("hmm", "trained"), ("hmm", "random init"))
-    for combo, (task_name, label) in enumerate(shown):
-        inputs = manifold.inputs[task_name]
-        probe = inputs.probe.batch
+    fig, axes = plt.subplots(len(panels), 2, squeeze=False,
+                             figsize=(FIGURE_INCHES, 1.5 * len(panels) + 0.95))
+    inputs = manifold.inputs[task_name]
+    probe = inputs.probe.batch
+    for column, label in enumerate(("trained", "random init")):
         model = inputs.probe.at_step(inputs.probe.final_step if label == "trained" else 0)
         before, after = final_streams(model, probe.tokens)
-        task_label = "HMM" if task_name == "hmm" else "bijection"
-        for column, (protocol, kind) in enumerate(panels):
+        axes[0, column].set_title(label)
+        for row, (protocol, kind) in enumerate(panels):
             if kind == "after":
                 points, colour = after[:, inputs.scored], probe.bayes_entropy_bits[:, inputs.scored]
             else:
@@ -163,29 +171,27 @@ def value_manifold_figure(manifold: ValueManifold) -> matplotlib.figure.Figure:
                 points = standardize_features(points)
             axes_of = pca(points)
             scores = axes_of.scores[:, :2].cpu().numpy()
-            ax = axes[(combo // 2) * len(panels) + column, combo % 2]
-            image = ax.scatter(scores[:, 0], scores[:, 1], c=colour.flatten().cpu().numpy(), cmap="viridis",
-                               s=3, alpha=0.6)
+            ax = axes[row, column]
+            image = ax.scatter(scores[:, 0], scores[:, 1], c=colour.flatten().cpu().numpy(),
+                               cmap="viridis", s=3, alpha=0.6)
             shares = axes_of.explained_variance_ratio[:2].tolist()
-            ax.set_xlabel(f"PC1 ({100 * shares[0]:.0f}%)")
-            ax.set_ylabel(f"PC2 ({100 * shares[1]:.0f}%)")
-            ax.set_title(f"{task_label}, {label}:\n{protocol}".replace(", before", ",\nbefore"))
+            ax.set_xlabel(f"PC1 {100 * shares[0]:.0f}%, PC2 {100 * shares[1]:.0f}%")
+            if column == 0:
+                ax.set_ylabel(protocol)
             ax.set_xticks([])  # the components' scales are arbitrary
             ax.set_yticks([])
-        if combo % 2:  # both runs of a task drawn: one colour bar for its rows
-            task_rows = axes[(combo // 2) * len(panels) : (combo // 2 + 1) * len(panels)]
-            fig.colorbar(image, ax=task_rows.ravel().tolist(), location="bottom", shrink=0.8,
-                         label=f"Bayes entropy, {task_label} (bits)")
+    fig.colorbar(image, ax=axes.ravel().tolist(), location="bottom", shrink=0.8,
+                 label=f"Bayes entropy, {VALUE_MANIFOLD_TASKS[task_name]} (bits)")
     return fig
 
 
 def frame_figure(frame: Frame) -> matplotlib.figure.Figure:
-    """Seed 0's constant-rate run, with the routing over the value gradient norm per layer (left)
+    """Seed 0's constant-rate run, with the routing over the value gradient norm per layer (top)
     and each measure's and the precision's distance to the end state over its settling threshold
-    (right; 0.1 at the threshold), against the training step."""
+    (bottom; 0.1 at the threshold), against the training step."""
     shown, settle, relative = frame.seeds[0].table, frame.seeds[0].settle, frame.seeds[0].relative
     steps = frame.checkpoints[-1]
-    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 3.4))
+    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 2.7))
     for column in shown.columns:
         if column.startswith("routing / value gradient, layer "):
             left.plot(shown.index, shown[column], "o-", ms=3,
@@ -215,7 +221,8 @@ FIGURES = {
     "fig_key_cosines": lambda run: key_cosines_figure(run.keys),
     "fig_qk_alignment": lambda run: alignment_figure(run.alignment),
     "fig_hmm_manifold": lambda run: hmm_manifold_figure(run.manifold.inputs["hmm"], run.hmm_beyond),
-    "fig_value_manifold": lambda run: value_manifold_figure(run.manifold),
+    "fig_value_manifold": lambda run: value_manifold_figure(run.manifold, "separate"),
+    "fig_value_manifold_hmm": lambda run: value_manifold_figure(run.manifold, "hmm"),
     "fig_frame_precision": lambda run: frame_figure(run.frame),
 }
 """Every figure the chapter's notebook shows, by its file name, as a function of the chapter's

@@ -6,6 +6,7 @@ import pandas as pd
 import torch
 
 from attention_dynamics.chapters.manifold_formation.ablation import HeadAblation
+from attention_dynamics.chapters.manifold_formation.alignment import Alignment
 from attention_dynamics.chapters.manifold_formation.beyond_position import BeyondPosition
 from attention_dynamics.chapters.manifold_formation.calibration import BijectionRun, HmmRun, MlpControls
 from attention_dynamics.chapters.manifold_formation.frame import Frame
@@ -71,15 +72,22 @@ KEY_STATISTIC_WORDS = {
 
 def key_table(keys: Keys) -> pd.DataFrame:
     """Every key statistic (columns, the authors' two named in words) of every (layout, model)
-    row, 3 decimals, a dash where a row does not have it (the authors' checkpoint)."""
+    row (the index's two levels so named), 3 decimals, a dash where a row does not have it
+    (the authors' checkpoint)."""
     table = pd.DataFrame(keys.rows).T.round(3).astype(object).fillna("–")
-    return table.rename(columns=KEY_STATISTIC_WORDS)
+    return table.rename(columns=KEY_STATISTIC_WORDS).rename_axis(["layout", "model"])
+
+
+def alignment_table(alignment: Alignment) -> pd.DataFrame:
+    """The mean query–key cosine of the trained model and its initialisation (columns), a row
+    per layout, the earlier positions the keys are taken at, and layer (3 decimals)."""
+    return alignment.table.round(3).rename_axis(["layout", "keys at", "layer"])
 
 
 def ablation_table(ablation: HeadAblation) -> pd.DataFrame:
-    """The entropy MAE (bits) with each head masked and each layer bypassed, a row each (4
-    decimals)."""
-    return ablation.maes.round(4).to_frame()
+    """The entropy MAE (bits) with each head masked and each layer bypassed, a row each, by
+    layer and head ("bypassed" for the whole layer) (4 decimals)."""
+    return ablation.maes.round(4).rename_axis(["layer", "head"]).to_frame()
 
 
 def beyond_table(found: BeyondPosition) -> pd.DataFrame:

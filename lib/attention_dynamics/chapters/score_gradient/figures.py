@@ -12,14 +12,14 @@ from attention_dynamics.chapters.score_gradient.checks import HeadMatrices, Scor
 
 
 def score_heatmaps(matrices: HeadMatrices) -> matplotlib.figure.Figure:
-    """Three heatmaps, query position by key position: ``B``, ``A`` and ``dL/ds``, each on a
-    symmetric colour scale, masked pairs grey."""
+    """Three heatmaps, query position by key position, two to a row: ``B`` (top left), ``A``
+    (top right) and ``dL/ds`` (bottom), each on a symmetric colour scale, masked pairs grey."""
     panels = {
-        r"compatibility $B = u v^\top$": matrices.compatibility,
+        r"compatibility $B$": matrices.compatibility,
         r"advantage $A$": matrices.advantage,
-        r"score gradient $\partial L / \partial s = \alpha \odot A$": matrices.scores,
+        r"$\partial L / \partial s = \alpha \odot A$": matrices.scores,
     }
-    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 2.7))
+    fig, axes = panel_grid(3, columns=2, panel_size=(FIGURE_INCHES / 2, 2.3))
     for ax, (label, shown) in zip(axes, panels.items(), strict=True):
         limit = np.nanmax(np.abs(shown))
         image = ax.imshow(shown, cmap="RdBu_r", vmin=-limit, vmax=limit)
@@ -30,7 +30,7 @@ def score_heatmaps(matrices: HeadMatrices) -> matplotlib.figure.Figure:
         ax.set_xlabel("key position $j$")
         ax.set_ylabel("query position $i$")
         ax.set_title(label)
-        fig.colorbar(image, ax=ax, shrink=0.9)
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)  # as tall as the map
     return fig
 
 

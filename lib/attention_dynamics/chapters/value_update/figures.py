@@ -107,7 +107,7 @@ def responsibility_figure(conditions: Conditions) -> Figure:
     order = np.lexsort((-mass[-1].numpy(), resp[-1].argmax(dim=0).numpy()))
     # two snapshots to a row, each a bar row (mass) over its heat map (responsibility)
     rows = -(-len(snapshots) // 2)
-    fig, grid = plt.subplots(2 * rows, 2, figsize=(FIGURE_INCHES, 3.1 * rows),
+    fig, grid = plt.subplots(2 * rows, 2, figsize=(FIGURE_INCHES, 2.7 * rows),
                              height_ratios=[1, 3] * rows, sharex="col")
     for k, s in enumerate(snapshots):
         top, bottom = grid[2 * (k // 2), k % 2], grid[2 * (k // 2) + 1, k % 2]
@@ -139,33 +139,33 @@ def specialization_figure(conditions: Conditions, uniform: UniformStart) -> Figu
         ("routing frozen uniform", "0.5", "--", from_uniform, u_fr),
         ("routing from uniform, values frozen", "0.3", ":", from_uniform, u_fv),
     ]
-    fig, axes = panel_grid(3)
-    ylabels = ["prototype specialization", "routing specialization", "loss (nats)"]
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 1.5), sharex=True)
+    ylabels = ["prototype\nspecialization", "routing\nspecialization", "loss (nats)"]
     for k, (ax, ylabel) in enumerate(zip(axes, ylabels, strict=True)):
         for label, colour, ls, series, c_line in lines:
             plot_seed_band(ax, conditions.step_axis, series[k][:, :, c_line], colour, label=label,
                            ls=ls, lw=1.8)
-        ax.set_xlabel("step")
         ax.set_ylabel(ylabel)
-    figure_legend(fig)
+    axes[-1].set_xlabel("step")  # the panels share it
+    figure_legend(fig, ncol=2)
     return fig
 
 
 def feedback_figure(first_order: FirstOrderCheck, alignment: FeedbackAlignment,
                     conditions: Conditions) -> Figure:
     """The relative error of the predicted advantage change against the value step size
-    (left), and the reinforcement index of each part of a value step along the coupled runs
-    (right)."""
+    (top), and the reinforcement index of each part of a value step along the coupled runs
+    (bottom)."""
     step_axis = conditions.step_axis
-    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 3.4))
+    fig, axes = panel_grid(2, panel_size=(FIGURE_INCHES, 2.7))
     for (label, (tot, fb)), marker in zip(first_order.errors.items(), ["o", "s"], strict=True):
         axes[0].loglog(first_order.etas, tot, marker=marker, color="C0",
                        label=f"feedback + curvature, {label}")
         axes[0].loglog(first_order.etas, fb, marker=marker, color="C3", ls="--",
                        label=f"feedback only, {label}")
     axes[0].set_xlabel(r"value step size $\eta$")
-    axes[0].set_ylabel(r"relative error of predicted $\Delta A$")
-    legend_outside(axes[0])
+    axes[0].set_ylabel("relative error\n" r"of predicted $\Delta A$")
+    legend_outside(axes[0], ncol=2)
     for (name, series), colour in zip(alignment.alignment.items(), ["C0", "C1", "0.2"],
                                       strict=True):
         plot_seed_band(axes[1], step_axis, series, colour, label=name, lw=1.8)
@@ -173,8 +173,8 @@ def feedback_figure(first_order: FirstOrderCheck, alignment: FeedbackAlignment,
     axes[1].set_xscale("symlog", linthresh=10)
     axes[1].set_xlim(0, step_axis[-1])
     axes[1].set_xlabel("step (coupled runs)")
-    axes[1].set_ylabel(r"cosine of $\alpha\odot\Delta A$ part with $G$")
-    legend_outside(axes[1])
+    axes[1].set_ylabel(r"cosine of $\alpha\odot\Delta A$" "\npart with $G$")
+    legend_outside(axes[1], ncol=3)
     return fig
 
 
@@ -185,7 +185,7 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
     values' spread, the attention's tilt) of the coupled run and the ablations."""
     idx, step_axis = conditions.index, conditions.step_axis
     switch = conditions.run.config.steps // 2
-    fig, axes = panel_grid(3)
+    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 1.8))
     control_lines = [  # (label, colour, style, condition; None: the recombined halves)
         ("coupled", "C0", "-", "coupled"),
         ("routing then values", "C4", "-", "routing_then_values"),
@@ -203,10 +203,10 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
             ax.plot(step_axis, series[:, :, idx[name]].mean(dim=1), color=COLOURS[name], ls=":",
                     lw=1.5, label=LABELS[name])
         ax.axvline(switch, color="0.6", lw=0.8)
-        ax.set_xlabel(f"step (sequential runs switch at {switch})")
-        ax.set_ylabel("prototype specialization")
+        ax.set_ylabel("prototype\nspecialization")
         ax.set_title(title)
-    legend_outside(axes[1])
+    axes[1].set_xlabel(f"step (sequential runs switch at {switch})")  # the same above
+    legend_outside(axes[1], ncol=2)
     # routing frozen drawn wide, under the values-frozen spread that it equals
     for name, width in (("frozen_routing", 4), ("frozen_values", 1.8), ("coupled", 1.8)):
         for series, ls in ((symmetric.spread, "-"), (symmetric.tilt, "--")):
@@ -217,9 +217,9 @@ def coupling_control_figure(conditions: Conditions, capacity: CapacityControls,
         handles=[plt.Line2D([], [], color=COLOURS[name], lw=2, label=LABELS[name])
                  for name in ("coupled", "frozen_routing", "frozen_values")]
         + [plt.Line2D([], [], color="0.3", label="value spread"),
-           plt.Line2D([], [], color="0.3", ls="--", label="attention tilt")])
+           plt.Line2D([], [], color="0.3", ls="--", label="attention tilt")], ncol=2)
     axes[2].set_xlabel("step")
-    axes[2].set_ylabel("departure from the symmetric state")
+    axes[2].set_ylabel("departure from\nthe symmetric state")
     axes[2].set_title(f"symmetric start, ε = {epsilon}")
     return fig
 
@@ -228,10 +228,10 @@ def init_sweep_figure(sweep: InitSweep) -> Figure:
     """Heat maps of the coupled run's margins over the grid of initial routing (rows) and
     value (columns) scales: prototype and routing specialization over the better ablation,
     prototype specialization over the better sequential order."""
-    fig, axes = panel_grid(3, panel_size=(FIGURE_INCHES, 2.6))
-    for ax, grid, label in [(axes[0], sweep.proto, "prototype specialization margin"),
-                            (axes[1], sweep.routing, "routing specialization margin"),
-                            (axes[2], sweep.coupling, "prototype margin over sequential")]:
+    fig, axes = panel_grid(3, columns=2, panel_size=(FIGURE_INCHES / 2, 2.5))
+    for ax, grid, label in [(axes[0], sweep.proto, "prototype margin"),
+                            (axes[1], sweep.routing, "routing margin"),
+                            (axes[2], sweep.coupling, "prototype margin\nover sequential")]:
         bound = np.abs(grid).max()
         sns.heatmap(grid, ax=ax, annot=True, fmt=".2f", cmap="vlag", vmin=-bound, vmax=bound,
                     xticklabels=list(sweep.scales), yticklabels=list(sweep.scales), cbar=False,
@@ -246,7 +246,7 @@ def em_figure(em: EmComparison, conditions: Conditions) -> Figure:
     """Loss (nats, log scale) and prototype specialization over training, seed means with the
     range of the seeds: the coupled run trained by gradient, and EM with the values solved."""
     c, steps = conditions.index["coupled"], conditions.step_axis
-    fig, (left, right) = panel_grid(2)
+    fig, (left, right) = panel_grid(2, panel_size=(FIGURE_INCHES, 2.5))
     for series, colour, label in [(conditions.run.loss[:, :, c], "C0", "coupled (gradient)"),
                                   (em.loss, "C3", "EM (values solved)")]:
         plot_seed_band(left, steps, series.numpy(), color=colour, label=label)
