@@ -10,6 +10,7 @@ from attention_dynamics.book.provenance import (
     CHANGED_DURING_RUN,
     PACKAGE_ROOT,
     changed_library_modules,
+    changed_rules,
     chapter_settings,
     claim_fingerprints,
     code_fingerprint,
@@ -100,8 +101,13 @@ def test_stale_reasons_name_code_settings_rules_and_the_pin():
     settings["steps"] += 1
     assert stale_reasons(content | {"settings": settings}) == ["the decide settings changed since"]
     key = next(iter(content["claims"]))
-    assert stale_reasons(content | {"claims": {**content["claims"], key: "0" * 16}}) == [
-        f"rule changed or added since: {key}"]
+    changed = content | {"claims": {**content["claims"], key: "0" * 16}}
+    assert stale_reasons(changed) == [f"rule changed or added since: {key}"]
+    # a changed rule makes only its own claim's row stale, not the file
+    assert changed_rules(changed) == [key] and stale_reasons(changed, rules=False) == []
+    added = content | {"claims": {name: value for name, value in content["claims"].items()
+                                  if name != key}}
+    assert changed_rules(added) == [key] and changed_rules(content) == []
     assert stale_reasons(content | {"versions": {"pinned": "no"}}) == [
         "made without the CPU dispatch pin (or no record of it)"]
     unstrict = content["versions"] | {"mkl_cbwr": "AVX2"}
@@ -129,5 +135,13 @@ def test_committed_profile_results_carry_their_reasons(tmp_path):
     assert found["value_update"]["stale"] is False and found["value_update"]["stale_reasons"] == []
     assert found["old"]["stale"] is True
     assert found["old"]["stale_reasons"] == ["code changed since: runtime.py"]
+    assert found["value_update"]["stale_claims"] == found["old"]["stale_claims"] == []
+    content = current_content()
+    key = next(iter(content["claims"]))
+    (folder / "value_update.json").write_text(json.dumps(
+        content | {"claims": {**content["claims"], key: "0" * 16}}))
+    found = load_profile_results("decide", tmp_path)["value_update"]
+    assert found["stale"] is False and found["stale_claims"] == [key]
+    assert found["stale_reasons"] == [f"rule changed or added since: {key}"]
     with pytest.raises(ValueError, match="profile"):
         load_profile_results("fast", tmp_path)

@@ -64,6 +64,22 @@ def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
     assert "**Stale:**" in report.provenance_text(stale)
 
 
+def test_a_rule_changed_after_the_decide_run_makes_only_its_own_row_stale():
+    """Two claims fed by one decide file: the one whose rule changed since the run is judged
+    on the quick build, the other still on the decide file, which the provenance table calls
+    current but for that row."""
+    higher = Claim("EM-like ends higher", "Paper II", "higher", "em_reading", "em_loss",
+                   Null("SGD", "sgd_loss"), BeatsNull(at_most=False), key="em-higher")
+    decided = {"em_reading": results_file("decide", {"em_loss": 1.9, "sgd_loss": 2.0})
+               | {"stale_claims": ["em-lower"],
+                  "stale_reasons": ["rule changed or added since: em-lower"]}}
+    ledger = report.build_ledger([LOWER, higher], quick_results(), decided)
+    assert list(ledger.headline["profile"]) == ["quick", "decide"]
+    assert ledger.decide_current(higher) and not ledger.decide_current(LOWER)
+    assert report.provenance_table(ledger).loc["Chapter 3", "library"] == (
+        "current, but for 1 row whose rule changed since it ran")
+
+
 def test_decide_results_without_a_claims_metric_leave_that_row_to_the_quick_build():
     decided = {"em_reading": results_file("decide", {"other": 1.0})}
     ledger = report.build_ledger([EXACT, LOWER], quick_results(), decided)
@@ -377,9 +393,87 @@ def test_the_registered_runs_table_lists_each_run_and_where_it_stands():
     assert list(table["steps per seed"]) == ["1,500", "20,000"]
     assert list(table["where it stands"]) == ["not yet made", "not yet made (a GPU run)"]
     assert all(name.startswith("2. ") for name in table["claim"])  # the claim's table number
-    stale = {"em_reading": {"stale": True}}
-    assert report.deciding_run_state(decide, "em_reading", dataclasses.replace(ledger, decided=stale)) \
-        .startswith("made; its results are stale")
-    current = {"em_reading": {"stale": False}}
-    assert report.deciding_run_state(decide, "em_reading", dataclasses.replace(ledger, decided=current)) \
-        == "made; its results judge the row"
+    def state(content: dict) -> str:
+        decided = {registered.notebook: content}
+        return report.deciding_run_state(decide, registered,
+                                         dataclasses.replace(ledger, decided=decided))
+
+    assert state({"stale": True}).startswith("made; its results are stale")
+    assert state({"stale": False}) == "made; its results judge the row"
+    # a rule changed since the run makes its own row stale, not the other rows of the file
+    assert state({"stale": False, "stale_claims": [registered.key]}).startswith(
+        "made; its results are stale")
+    assert state({"stale": False, "stale_claims": ["another-claim"]}) == (
+        "made; its results judge the row")
+
+
+DECIDE_RUN = dict(seeds_setting="n_seeds", steps_setting="steps")
+
+
+def registered_shares():
+    """Two claims of chapter 3 judged by a share of seeds that four quick seeds leave open,
+    both registered to be decided by the same decide run (and one also by a paper run), and the
+    quick results that leave them so."""
+    from attention_dynamics.book.verdicts import DecidingRun
+
+    decide = DecidingRun("decide", 8, 1_000, cost="ten CPU-minutes", **DECIDE_RUN)
+    paper = DecidingRun("paper", 6, 20_000, cost="eight GPU-hours", **DECIDE_RUN)
+    first = dataclasses.replace(SHARE, decided_by=(decide, paper))
+    second = dataclasses.replace(SHARE, claim="EM-like faster again", key="em-faster-again",
+                                 metric="again_share", decided_by=(decide,))
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"faster_share": 0.5, "again_share": 0.5,
+                                         "n_seeds": 4}
+    return [EXACT, first, second], results, decide
+
+
+def test_a_registered_run_made_but_stale_reads_as_made_not_as_never_made():
+    claims, results, decide = registered_shares()
+    fresh = report.build_ledger(claims, results, {})
+    assert report.would_decide(fresh, 2) == (f"{decide.describe()}, registered to decide it: "
+                                             "not yet made")
+    # the same run made, its results stale: the quick row still heads, and says the run exists
+    made = {"em_reading": results_file("decide", {"faster_share": 0.5, "again_share": 0.5,
+                                                  "n_seeds": 8}, stale=True)}
+    stale = report.build_ledger(claims, results, made)
+    assert list(stale.headline["profile"]) == ["quick"] * 3
+    for number in (2, 3):
+        assert report.would_decide(stale, number).endswith(
+            "registered to decide it: made; its results are stale and judge nothing until rerun")
+        cell = report.ledger_table(stale).loc[number, "verdict, on the most decisive evidence"]
+        assert "made; its results are stale" in cell
+    # a row decided by the evidence keeps its own words
+    assert report.would_decide(stale, 1) == stale.headline.loc[1, "would change"]
+
+
+def test_the_findings_say_what_would_decide_a_group_of_rows_once():
+    claims, results, decide = registered_shares()
+    text = report.findings_text(report.build_ledger(claims, results, {}))
+    assert "**Inconclusive (2),** grouped by what would decide them." in text
+    assert text.count(decide.describe()) == 1  # once for both rows that wait on it
+    group = text[text.index("*What would decide each of rows 2 and 3:*"):]
+    assert group.index("(row 2, chapter 3)") < group.index("(row 3, chapter 3)")
+    assert "What would decide it:" not in text
+    assert report.rows_words([4]) == "row 4"
+    assert report.rows_words([4, 7, 9]) == "rows 4, 7 and 9"
+    with pytest.raises(ValueError, match="at least one row"):
+        report.rows_words([])
+
+
+def test_the_verdict_counts_give_each_chapter_its_claims_and_leave_the_controls_out():
+    control = Claim("An MLP cannot use the context", "Paper I", "fails", "em_reading",
+                    "mlp_loss", Null("floor", "floor"), Bound(0.1, at_most=False),
+                    key="mlp-fails", control="it mixes no positions")
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"mlp_loss": 1.0, "floor": 1.0}
+    ledger = report.build_ledger([EXACT, LOWER, control], results, {})
+    counts = report.verdict_counts(ledger)
+    assert list(counts.index) == list(report.VERDICTS)
+    assert list(counts.columns) == ["1", "3", "all"]
+    assert (counts.index.name, counts.columns.name) == ("verdict", "chapter")
+    assert counts.loc["reproduced", "1"] == 1 and counts.loc["not reproduced", "3"] == 1
+    # the control (inconclusive by construction) is not a claim
+    assert counts["all"].sum() == ledger.claims_only.shape[0] == 2
+    assert (counts[["1", "3"]].sum(axis=1) == counts["all"]).all()
+    html = report.CountsTable(counts)._repr_html_()
+    assert 'class="dataframe counts-table"' in html and "<th>chapter</th>" in html

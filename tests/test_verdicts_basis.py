@@ -671,13 +671,14 @@ def test_a_match_that_misses_the_size_the_paper_states_is_partly():
     missed = row([0.005] * 5 + [0.02])                          # 5 of 6: bounds 0.42 to 0.99
     assert missed["verdict"] == "partly" and missed["basis"] == "evidence for"
     assert missed["reason"] == ("the size the paper states is missed: the paper states 0.003 to "
-                                "0.007 bits; 5 of 6 seeds below 0.01 (ours 0.005 to 0.02)")
-    assert "below 0.01" in missed["would change"]
+                                "0.007 bits; 5 of 6 seeds at most 0.01 (ours 0.005 to 0.02)")
+    assert "at most 0.01" in missed["would change"]
+    assert row([0.01] * 6)["verdict"] == "reproduced"          # at the bound: at most it
     assert row([0.02] * 6)["verdict"] == "partly"               # the effect, not its size
     assert row([0.5] * 6)["verdict"] == "not reproduced"        # a verdict against stays
     # without per-seed values the value itself is judged
     assert size.reason({"mae": 0.009}) is None
-    assert "0 of 1 seed below 0.01 (ours 0.011)" in size.reason({"mae": 0.011})
+    assert "0 of 1 seed at most 0.01 (ours 0.011)" in size.reason({"mae": 0.011})
     with pytest.raises(ValueError, match="bound"):
         PaperSize("mae", 0.0, "stated")
 
@@ -733,3 +734,24 @@ def test_several_regime_checks_are_taken_in_order_the_first_unmet_deciding():
     metrics.update(mae=0.01, settle_step=400.0)  # both met: the rule decides
     assert decision(rule, 1.2, null, metrics, solved=(solved_task, settled_early)).verdict == (
         "reproduced")
+
+
+def test_a_size_missed_by_an_unfinished_run_is_undecided():
+    """The paper's size missed while the training checks say the run is unfinished: the miss
+    rests on not having learned, so the row is inconclusive for budget; a finished run's miss
+    is partly; a run that reaches the size is reproduced however long it trained."""
+    size = PaperSize("mae", 0.01, "the paper states 0.007 bits")
+    learning = StillLearning("fall", max_fall=0.01)
+
+    def judged(mae, fall):
+        metrics = {"floor": 1.2, "fall": fall, "mae": mae}
+        return decision(ClosesGap(0.95, optimum=0.0), mae, Null("floor", "floor"), metrics,
+                        still_learning=learning, carried_by=size)
+
+    unfinished = judged(0.02, fall=0.05)
+    assert unfinished.verdict == "inconclusive" and unfinished.basis == "undecided for budget"
+    assert unfinished.reason.startswith("the effect reproduced, but the size the paper states "
+                                         "is missed")
+    assert "at most 0.01" in unfinished.would_change
+    assert judged(0.02, fall=0.001).verdict == "partly"
+    assert judged(0.005, fall=0.05).verdict == "reproduced"

@@ -804,9 +804,7 @@ for arch, name in ARCH_NAMES.items():
             f"mae_bits_{arch}_bijection",
             FLOOR,
             still_learning=learning(f"loss_fall_last_tenth_{arch}_bijection"),
-            budget=budget(arch, "bijection", "training_sequences_bijection")
-            if arch == "transformer"
-            else outlasted("bijection"),
+            budget=outlasted("bijection"),
             carried_by=paper_size(f"mae_bits_{arch}_bijection", arch),
             **seed_by_seed(f"mae_bits_{arch}_bijection", ClosesGap(SOLVED_SHARE, optimum=0.0)),
         )
@@ -823,7 +821,7 @@ CLAIMS += [
         "mae_per_sample_bits_transformer_hmm",
         BLIND,
         still_learning=learning("loss_fall_last_tenth_transformer_hmm"),
-        budget=budget("transformer", "hmm", "training_sequences_hmm"),
+        budget=outlasted("hmm"),
         **seed_by_seed("mae_per_sample_bits_transformer_hmm", BeatsNull(factor=TRACKS_SHARE)),
     ),
     claim(

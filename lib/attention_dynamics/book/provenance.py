@@ -215,11 +215,26 @@ def dispatch_difference(versions: Mapping[str, str]) -> str | None:
     return "made with another CPU dispatch than the pin: " + ", ".join(differs) if differs else None
 
 
-def stale_reasons(content: Mapping, package: str | Path | None = None) -> list[str]:
+def changed_rules(content: Mapping) -> list[str]:
+    """The keys of the claims fed by the results file ``content`` whose rule changed since its
+    run, or that were registered after it (empty when it records no claims: that is a reason of
+    the whole file, :func:`stale_reasons`). Such a claim's row cannot rest on the file, whose
+    other rows still can: their rules were registered before the run and are unchanged."""
+    recorded = content.get("claims")
+    if recorded is None:
+        return []
+    now = claim_fingerprints(content.get("notebook", ""))
+    return sorted(key for key in now if recorded.get(key) != now[key])
+
+
+def stale_reasons(content: Mapping, package: str | Path | None = None,
+                  rules: bool = True) -> list[str]:
     """Why the results file ``content`` is no longer what the library would make, in words
     (empty while it is current): library files whose code changed since its run, a chapter
     setting of its profile that changed, a claim it feeds whose rule changed (or that it does not
-    list), a run without the CPU dispatch pin, or no record of one of these."""
+    list), a run without the CPU dispatch pin, or no record of one of these. ``rules=False``
+    leaves out the claims whose rule changed (:func:`changed_rules`), which make only their own
+    rows stale."""
     reasons = []
     if (dispatch := dispatch_difference(content.get("versions", {}))) is not None:
         reasons.append(dispatch)
@@ -240,10 +255,8 @@ def stale_reasons(content: Mapping, package: str | Path | None = None) -> list[s
     claims = claim_fingerprints(notebook)
     if claims and "claims" not in content:
         reasons.append("no record of the claims' rules it ran under")
-    elif claims:
-        changed = sorted(key for key in claims if content["claims"].get(key) != claims[key])
-        if changed:
-            reasons.append("rule changed or added since: " + ", ".join(changed))
+    elif claims and rules and (changed := changed_rules(content)):
+        reasons.append("rule changed or added since: " + ", ".join(changed))
     return reasons
 
 

@@ -42,11 +42,13 @@ from attention_dynamics.book.verdicts import (
     EVIDENCE_AGAINST,
     EVIDENCE_FOR,
     FOR_BUDGET,
+    RUN_PROFILES,
     VERDICTS,
     Claim,
     DecidingRun,
     ShortBudget,
     headline_row,
+    registered_change,
     tally,
 )
 
@@ -118,9 +120,22 @@ class Ledger:
         """The claims that the decide results judge, one row each."""
         return pd.DataFrame([row for row in self.decide_rows if row is not None])
 
-    def decide_current(self, notebook: str) -> bool:
-        """Whether the decide results of ``notebook`` exist and are current."""
-        return notebook in self.decided and not self.decided[notebook]["stale"]
+    def decide_current(self, claim: Claim) -> bool:
+        """Whether the decide results of ``claim``'s notebook exist and can judge it
+        (:func:`decide_current`)."""
+        return decide_current(claim, self.decided)
+
+
+def decide_current(claim: Claim, decided: dict[str, dict]) -> bool:
+    """Whether the decide results (``decided``, as
+    :func:`~attention_dynamics.book.results.load_profile_results` gives them) of ``claim``'s
+    notebook exist and can judge it: the file is current (its code, settings and CPU dispatch
+    are today's) and ``claim``'s rule is the one it ran under. A rule changed after the run
+    makes that claim's row stale alone; the file's other rows still rest on it, their rules
+    registered before it ran."""
+    content = decided.get(claim.notebook)
+    return (content is not None and not content["stale"]
+            and claim.key not in content.get("stale_claims", ()))
 
 
 def _decide_row(claim: Claim, decided: dict[str, dict]) -> dict | None:
@@ -144,7 +159,7 @@ def build_ledger(claims: list[Claim], found: dict[str, dict],
     table = pd.DataFrame([claim.row(found) for claim in claims], index=numbers)
     decide_rows = [_decide_row(claim, decided) for claim in claims]
     headline = pd.DataFrame(
-        [headline_row(quick, other, other is not None and not decided[claim.notebook]["stale"])
+        [headline_row(quick, other, other is not None and decide_current(claim, decided))
          for claim, quick, other in zip(claims, table.to_dict("records"), decide_rows,
                                         strict=True)],
         index=numbers)
@@ -209,30 +224,60 @@ FINDING_ORDER = {"not reproduced": "Not reproduced", "partly": "Partly reproduce
 their headings."""
 
 
+def rows_words(numbers: Sequence[int]) -> str:
+    """Rows of the report's table in words: ``"row 4"``, ``"rows 4 and 7"``, ``"rows 4, 7 and
+    9"``."""
+    if not numbers:
+        raise ValueError("numbers must name at least one row")
+    words = [str(number) for number in numbers]
+    if len(words) == 1:
+        return f"row {words[0]}"
+    return f"rows {', '.join(words[:-1])} and {words[-1]}"
+
+
+def _finding_line(ledger: Ledger, number: int, row: pd.Series,
+                  names: Mapping[str, str]) -> str:
+    """One claim of the report's first lines (a Markdown bullet): its short name, row, chapter
+    and the reason in words."""
+    claim = ledger.claims[number - 1]
+    null = row["null"] if pd.isna(row["null value"]) else (
+        f"{row['null']} ({format_number(row['null value'])})")
+    reason = (without_e_notation(row["reason"]) if row["reason"]
+              else f"ours {format_number(row['ours'])} against {null}")
+    name = capitalised(names.get(claim.key, "")) or row["claim"]
+    return (f"- *{name}* (row {number}, chapter {CHAPTER_NUMBERS[claim.notebook]}): "
+            f"{reason}.")
+
+
 def findings_text(ledger: Ledger, names: Mapping[str, str] = CLAIM_NAMES) -> str:
     """The report's first lines (markdown): every claim that is not reproduced, partly
     reproduced or inconclusive, by its short name (``names``, by claim key; the claim's full
-    statement where it has none), with its row, chapter and the reason in words (and, for an
-    inconclusive one, what would decide it); then how many reproduced."""
+    statement where it has none), with its row, chapter and the reason in words; then how many
+    reproduced. The inconclusive claims come in groups by what would decide them
+    (:func:`would_decide`), each group under that sentence, said once for all its rows (many
+    rows wait on the same registered run)."""
     claims = ledger.claims_only
     parts = []
     for verdict, heading in FINDING_ORDER.items():
         rows = claims[claims["verdict"] == verdict]
         if rows.empty:
             continue
-        lines = []
-        for number, row in rows.iterrows():
-            claim = ledger.claims[number - 1]
-            null = row["null"] if pd.isna(row["null value"]) else (
-                f"{row['null']} ({format_number(row['null value'])})")
-            reason = (without_e_notation(row["reason"]) if row["reason"]
-                      else f"ours {format_number(row['ours'])} against {null}")
-            decide = (f" What would decide it: {without_e_notation(row['would change'])}."
-                      if verdict == "inconclusive" and row["would change"] else "")
-            name = capitalised(names.get(claim.key, "")) or row["claim"]
-            lines.append(f"- *{name}* (row {number}, chapter "
-                         f"{CHAPTER_NUMBERS[claim.notebook]}): {reason}.{decide}")
-        parts.append(f"**{heading} ({len(rows)}).**\n\n" + "\n".join(lines))
+        if verdict != "inconclusive":
+            lines = [_finding_line(ledger, number, row, names) for number, row in rows.iterrows()]
+            parts.append(f"**{heading} ({len(rows)}).**\n\n" + "\n".join(lines))
+            continue
+        groups: dict[str, list[int]] = {}  # in the order of each group's first row
+        for number in rows.index:
+            groups.setdefault(would_decide(ledger, number), []).append(number)
+        blocks = []
+        for decides, numbers in groups.items():
+            lines = "\n".join(_finding_line(ledger, number, rows.loc[number], names)
+                              for number in numbers)
+            each = "each of " if len(numbers) > 1 else ""
+            blocks.append(f"*What would decide {each}{rows_words(numbers)}:* "
+                          f"{without_e_notation(decides)}.\n\n{lines}" if decides else lines)
+        parts.append(f"**{heading} ({len(rows)}),** grouped by what would decide them.\n\n"
+                     + "\n\n".join(blocks))
     reproduced = int((claims["verdict"] == "reproduced").sum())
     parts.append(f"**Reproduced ({reproduced}).** The table below gives each with its number "
                  "and the null it beats.")
@@ -506,6 +551,38 @@ def summary_text(ledger: Ledger) -> str:
         + ".")
 
 
+def verdict_counts(ledger: Ledger) -> pd.DataFrame:
+    """The claims' headline verdicts counted chapter by chapter, the controls by construction
+    left out: a row per verdict (:data:`~attention_dynamics.book.verdicts.VERDICTS`, in
+    order), a column per chapter, headed by its number, and one for all of them (``"all"``);
+    the axes are named ``"verdict"`` and ``"chapter"``."""
+    claims = ledger.claims_only
+    chapters = list(dict.fromkeys(claim.notebook for claim in ledger.claims))
+    notebooks = pd.Series([ledger.claims[number - 1].notebook for number in claims.index],
+                          index=claims.index)
+    counts = pd.DataFrame({
+        CHAPTER_NUMBERS.get(notebook, notebook): claims.loc[notebooks == notebook, "verdict"]
+        .value_counts().reindex(VERDICTS, fill_value=0)
+        for notebook in chapters})
+    counts["all"] = claims["verdict"].value_counts().reindex(VERDICTS, fill_value=0)
+    return counts.astype(int).rename_axis(index="verdict", columns="chapter")
+
+
+@dataclass(frozen=True)
+class CountsTable:
+    """A small table of counts (:func:`verdict_counts`) as a page pastes it: HTML of class
+    ``counts-table``, whose columns the book's style sheet keeps as narrow as a number, so that
+    it fits a phone."""
+
+    frame: pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        return self.frame.to_html(classes="counts-table", border=0)
+
+    def __repr__(self) -> str:
+        return self.frame.to_string()
+
+
 def provenance_table(ledger: Ledger) -> pd.DataFrame:
     """One row per decide results file (HTML cells): profile, date, commit (as code: an
     audit's reference, not words), CPU and the kernels torch ran on it, how it was made (one
@@ -518,6 +595,10 @@ def provenance_table(ledger: Ledger) -> pd.DataFrame:
         return f"{words} ({count})" if count else words
 
     def library(content: dict) -> str:
+        if not content["stale"] and content.get("stale_claims"):
+            count = len(content["stale_claims"])
+            return (f"current, but for {count} row{'s' if count > 1 else ''} whose rule "
+                    "changed since it ran")
         if not content["stale"]:
             return "current"
         return "stale: " + "; ".join(plain(reason) for reason in content["stale_reasons"])
@@ -570,8 +651,9 @@ def provenance_text(ledger: Ledger) -> str:
         + " A results file is *current* while it was made with the CPU's kernels pinned to "
         "AVX2 and the library code that ran to make it (the "
         "modules it had imported, compared by their code, so that comments and docstrings do "
-        "not count), its chapter's settings for its profile and the rules of the claims it "
-        "feeds are all what they were when it ran; a current decide row is the claim's "
+        "not count) and its chapter's settings for its profile are what they were when it ran; "
+        "a claim whose rule changed after the run cannot rest on it, while the file's other "
+        "claims, their rules registered before it ran, still do; a current decide row is the claim's "
         "headline evidence, and a rerun that gives the same numbers to the bit certifies a "
         "file (the README's certify command). "
         + (f" **Stale:** what made {', '.join(map(chapter_words, stale))} has changed since it "
@@ -843,15 +925,33 @@ def rule_log_mark(key: str | None, rule_log: Sequence[RuleChange] = RULE_LOG) ->
             f'row\'s verdict">verdict moved by the rule log{times}</a></small>')
 
 
-def deciding_run_state(run: DecidingRun, notebook: str, ledger: Ledger) -> str:
-    """Where a registered ``run`` of ``notebook``'s chapter stands in this build, in words: its
-    results judged here and current, made but stale, or not yet made here."""
-    if run.profile == "decide" and notebook in ledger.decided:
-        return ("made; its results are stale and judge nothing until rerun"
-                if ledger.decided[notebook]["stale"] else "made; its results judge the row")
+def deciding_run_state(run: DecidingRun, claim: Claim, ledger: Ledger) -> str:
+    """Where a registered ``run`` of ``claim``'s chapter stands in this build, in words: its
+    results judged here and current, made but stale for this claim, or not yet made here."""
+    if run.profile == "decide" and claim.notebook in ledger.decided:
+        return ("made; its results judge the row" if ledger.decide_current(claim)
+                else "made; its results are stale and judge nothing until rerun")
     if run.profile == "paper":
         return "not yet made (a GPU run)"
     return "not yet made"
+
+
+def would_decide(ledger: Ledger, number: int) -> str:
+    """What would change the verdict of the headline row ``number`` (from 1), in words: the
+    row's own (:meth:`~attention_dynamics.book.verdicts.Claim.row`'s "would change"), except
+    for a row left undecided for budget that names its next registered deciding run, which
+    also says where that run stands (:func:`deciding_run_state`): a run that was made but whose
+    results are stale reads as made, to be rerun, not as one never made."""
+    claim, row = ledger.claims[number - 1], ledger.headline.loc[number]
+    text = row["would change"]
+    if not claim.decided_by or text != registered_change(claim.decided_by, row["profile"]):
+        return text
+    later = [run for run in claim.decided_by
+             if RUN_PROFILES.index(run.profile) > RUN_PROFILES.index(row["profile"])]
+    if not later:  # every registered run made: the row says a larger one must be registered
+        return text
+    return (f"{later[0].describe()}, registered to decide it: "
+            f"{deciding_run_state(later[0], claim, ledger)}")
 
 
 def deciding_runs_table(ledger: Ledger) -> pd.DataFrame:
@@ -868,7 +968,7 @@ def deciding_runs_table(ledger: Ledger) -> pd.DataFrame:
                 "seeds": run.seeds,
                 "steps per seed": f"{run.steps:,}",
                 "estimated cost": run.cost,
-                "where it stands": deciding_run_state(run, claim.notebook, ledger),
+                "where it stands": deciding_run_state(run, claim, ledger),
             })
     return pd.DataFrame(rows)
 
@@ -891,7 +991,7 @@ def ledger_table(ledger: Ledger, rule_log: Sequence[RuleChange] = RULE_LOG) -> p
     def other_profile(claim: Claim, row: pd.Series, quick: dict, other: dict | None) -> str:
         if row["profile"] == "decide":
             return _brief(quick)
-        return _brief(other, other is not None and ledger.decided[claim.notebook]["stale"])
+        return _brief(other, other is not None and not ledger.decide_current(claim))
 
     return pd.DataFrame({
         "claim": [f"{_text(row['claim'])}<br><small>{_text(row['source'])}; paper: "
@@ -902,9 +1002,9 @@ def ledger_table(ledger: Ledger, rule_log: Sequence[RuleChange] = RULE_LOG) -> p
         "verdict, on the most decisive evidence": [
             f"<b>{row['verdict']}</b> ({row['profile']})<br><small>basis: {row['basis']}"
             + (f": {_text(row['reason'])}" if row["reason"] else "")
-            + f"<br><i>would change it:</i> {_text(row['would change'])}</small>"
+            + f"<br><i>would change it:</i> {_text(would_decide(ledger, number))}</small>"
             + rule_log_mark(claim.key, rule_log)
-            for claim, row, _, _ in rows],
+            for number, (claim, row, _, _) in zip(ledger.numbers, rows, strict=True)],
         "the other profile": [other_profile(*parts) for parts in rows],
     }, index=ledger.numbers).map(without_e_notation)
 

@@ -38,6 +38,7 @@ import torch
 import yaml
 
 from attention_dynamics.book.provenance import (
+    changed_rules,
     claim_fingerprints,
     environment_versions,
     jsonable,
@@ -212,14 +213,18 @@ def load_profile_results(profile: str, root: str | Path | None = None) -> dict[s
     notebook; empty if that profile's results were never committed. ``root`` defaults to
     :func:`book_root`. Each file gets ``"stale_reasons"``, why it is no longer what the library
     would make (:func:`~attention_dynamics.book.provenance.stale_reasons`; empty while it is
-    current), and ``"stale"``: whether there is a reason."""
+    current), ``"stale"``: whether a reason makes the whole file stale (its code, settings,
+    CPU dispatch or records), and ``"stale_claims"``: the claims whose rule changed since it
+    ran (:func:`~attention_dynamics.book.provenance.changed_rules`), whose rows alone it can
+    no longer judge."""
     check_profile(profile)
     base = Path(root) if root is not None else (book_root() or Path.cwd())
     folder = base / PROFILE_RESULTS_DIR / profile
     found = load_results(folder) if folder.is_dir() else {}
     for content in found.values():
         content["stale_reasons"] = stale_reasons(content)
-        content["stale"] = bool(content["stale_reasons"])
+        content["stale"] = bool(stale_reasons(content, rules=False))
+        content["stale_claims"] = changed_rules(content)
     return found
 
 

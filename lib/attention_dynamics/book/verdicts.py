@@ -862,11 +862,12 @@ class PaperSize:
     """A claim whose rule is an effect size against its null ("closes 95 % of the floor's gap")
     while the paper states a size too ("an entropy MAE of 0.003 to 0.007 bits"): ``metric``
     holds the value judged, seed by seed where the notebook recorded each seed's
-    (``<metric>_seed<i>``), and a seed reaches the paper's size when its value is below
+    (``<metric>_seed<i>``), and a seed reaches the paper's size when its value is at most
     ``bound``. A reproduced verdict is *partly* unless the share of seeds that reach that size
     passes the same test as a share of seeds (its Clopper–Pearson interval at ``level`` above
-    one half; a single value: below the bound). ``stated`` says in words what the paper and
-    the authors state, and where.
+    one half; a single value: at most the bound). ``stated`` says in words what the paper and
+    the authors state, and where. A miss rests on the model not having learned enough, so a
+    run that its training checks call unfinished leaves it undecided (:func:`decision`).
     """
 
     metric: str
@@ -886,7 +887,7 @@ class PaperSize:
         paper's size."""
         values = seed_values(metrics, self.metric) or [
             _metric(metrics, self.metric, "the check of the paper's size")]
-        reached = sum(value < self.bound for value in values)
+        reached = sum(value <= self.bound for value in values)
         n = len(values)
         if n == 1:
             if reached:
@@ -897,11 +898,11 @@ class PaperSize:
         spread = (f"{values[0]:.3g}" if n == 1
                   else f"{min(values):.3g} to {max(values):.3g}")
         return (f"the size the paper states is missed: {self.stated}; {reached} of {n} "
-                f"seed{'s' if n > 1 else ''} below {self.bound:g} (ours {spread})")
+                f"seed{'s' if n > 1 else ''} at most {self.bound:g} (ours {spread})")
 
     def would_decide(self) -> str:
         """What would make the verdict reproduced."""
-        return f"a value below {self.bound:g} on enough seeds (the size the paper states)"
+        return f"a value at most {self.bound:g} on enough seeds (the size the paper states)"
 
 
 @dataclass(frozen=True)
@@ -1075,7 +1076,8 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
             of the run gives by itself, the check that it goes beyond it
             (:class:`BeyondTheSetting`); for a claim whose paper states a size beyond the
             rule's effect size, the check that enough seeds reach it (:class:`PaperSize`); a
-            reproduced verdict that fails it is partly.
+            reproduced verdict that fails it is partly, or inconclusive where the size is
+            missed by an unfinished run (the training checks fail).
         failure: the claim is that a model fails (as every :class:`AtNull` claim is), so that
             a reproduced verdict, like a not reproduced one of a success claim, rests on the
             model not having learned and needs the training checks.
@@ -1129,6 +1131,10 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
                             FOR_BUDGET, "more seeds, on which both halves agree")
     basis = EVIDENCE_AGAINST if verdict == NOT_REPRODUCED else EVIDENCE_FOR
     later = carried_by.reason(metrics) if carried_by is not None and verdict == REPRODUCED else None
+    if later and unfinished and isinstance(carried_by, PaperSize):
+        # a size missed by a run that had not finished training rests on not having learned
+        return Decision(INCONCLUSIVE, f"the effect reproduced, but {later}, and {unfinished}",
+                        FOR_BUDGET, f"{carried_by.would_decide()}; {training}")
     if later:
         return Decision(PARTLY, later, basis, carried_by.would_decide())
     return Decision(verdict, "", basis, rule.would_change(verdict, value, null_value, metrics))
