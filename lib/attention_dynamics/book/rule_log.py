@@ -1689,7 +1689,7 @@ RULE_LOG: tuple[RuleChange, ...] = (
     ),
     RuleChange(
         "2026-12-07",
-        "after a92f664",
+        "after eea211d",
         ("em-longer-value-paths",),
         "partly unless the effect beyond what the ten times larger value rate gives by itself "
         "exceeds it on every seed (its lowest seed above 1)",
@@ -1705,7 +1705,7 @@ RULE_LOG: tuple[RuleChange, ...] = (
     ),
     RuleChange(
         "2026-12-07",
-        "after a92f664",
+        "after eea211d",
         ("em-coherent-value-paths", "attention-first-fresh", "attention-first-fresh-sgd"),
         "the coherence of the value paths registered chapter 3's decide run of 12 seeds, which "
         "was made and left it open; the order of settling on fresh sequences registered the "
