@@ -158,8 +158,11 @@ show_figure("fig_routing_hmm_entropy", figures.hmm_entropy_figure(experiment.tra
 # HMM filtering, where the entropy varies between sequences, is the discriminating case.
 
 # %%
-reader_table(tables.manifold_table(experiment.manifolds.table()).rename(
-    columns=words.MANIFOLD_COLUMNS))
+reader_table(
+    tables.manifold_table(experiment.manifolds.table()).rename(
+        columns=words.MANIFOLD_COLUMNS
+    )
+)
 
 # %%
 show_figure("fig_routing_manifolds", figures.manifolds_figure(experiment.manifolds))

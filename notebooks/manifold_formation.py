@@ -227,12 +227,14 @@ show_figure("fig_hmm_manifold", fig)
 reader_table(tables.beyond_table(experiment.replacement.beyond))
 
 # %%
-show_figure("fig_value_manifold",
-            figures.value_manifold_figure(experiment.manifold, "separate"))
+show_figure(
+    "fig_value_manifold", figures.value_manifold_figure(experiment.manifold, "separate")
+)
 
 # %%
-show_figure("fig_value_manifold_hmm",
-            figures.value_manifold_figure(experiment.manifold, "hmm"))
+show_figure(
+    "fig_value_manifold_hmm", figures.value_manifold_figure(experiment.manifold, "hmm")
+)
 
 # %% [markdown]
 # ## (g) Frame and precision over training

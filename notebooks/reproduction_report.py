@@ -83,8 +83,14 @@ display(Markdown(report.verdicts_text()))
 
 # %% tags=["remove-input"]
 table = report.ledger_table(ledger)
-display(HTML(fold(table.to_html(escape=False, classes="report-table"),
-                  f"Show every claim's row ({len(table)} rows)")))
+display(
+    HTML(
+        fold(
+            table.to_html(escape=False, classes="report-table"),
+            f"Show every claim's row ({len(table)} rows)",
+        )
+    )
+)
 
 # %% [markdown]
 # ## Registered deciding runs
