@@ -61,7 +61,7 @@ slurm:
 	       >/dev/null))) || \
 	  echo "Slurm is not installed and could not be: the Slurm test will be skipped"
 
-# The decide profile (about two hours on two CPU cores): the experiments of chapters 2-5 whose
+# The decide profile (about four and a half CPU-hours, most of it chapters 4 and 5): the experiments of chapters 2-5 whose
 # claims the quick profile leaves undecided for budget, run longer and on more seeds, by the
 # command line (python -m attention_dynamics run). DECIDE_CHAPTERS picks the chapters (all
 # four by default); each runs alone (`make decide-em_reading`, say) and writes
