@@ -942,7 +942,7 @@ def both_runs(seeds_setting: str, steps_setting: str, decide: tuple[int, int],
             paper_run(*paper, seeds_setting, steps_setting))
 
 
-VALUE_MINUTES, EM_MINUTES, MANIFOLD_MINUTES, ROUTING_MINUTES = 1, 40, 75, 100
+VALUE_MINUTES, EM_MINUTES, MANIFOLD_MINUTES, ROUTING_MINUTES = 1, 40, 75, 140
 MANIFOLD_BIJECTION = both_runs("n_seeds", "bijection_training.steps", (6, 3000), (6, 50_000),
                                MANIFOLD_MINUTES)
 MANIFOLD_FRAME = both_runs("n_seeds", "frame_training.steps", (6, 1500), (6, 50_000),
