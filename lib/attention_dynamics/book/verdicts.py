@@ -843,7 +843,7 @@ class BeyondTheSetting:
             if share.judge(beyond / len(values), metrics={"seeds": len(values)}) == REPRODUCED:
                 return None
             return (f"{self.setting}; beyond it, the effect shows on {beyond} of {len(values)} "
-                    "seeds, too few for the share of seeds to pass")
+                    "seeds, a share of seeds that does not pass")
         value = _metric(metrics, self.metric, "the check against the run's setting")
         if value > self.none:
             return None
