@@ -28,6 +28,10 @@ LOWER = Claim("EM-like ends lower", "Paper II", "lower", "em_reading", "em_loss"
               Null("SGD", "sgd_loss"), BeatsNull(), key="em-lower")
 
 
+CONTROL = Claim("An MLP cannot use the context", "Paper I", "fails", "em_reading", "mlp_loss",
+                Null("floor", "floor"), Bound(0.1, at_most=False), key="mlp-fails",
+                control="it mixes no positions")
+
 CHANGED = "code changed since: tasks/sticky_chain.py"
 
 
@@ -40,6 +44,13 @@ def results_file(profile: str, metrics: dict, stale: bool = False) -> dict:
 def quick_results() -> dict:
     return {"score_gradient": results_file("quick", {"error": 1e-16}),
             "em_reading": results_file("quick", {"em_loss": 2.1, "sgd_loss": 2.0})}
+
+
+def control_results() -> dict:
+    """The quick results with the control's metric at its floor."""
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"mlp_loss": 1.0, "floor": 1.0}
+    return results
 
 
 def test_a_current_decide_row_heads_its_claim_and_a_stale_one_does_not():
@@ -218,12 +229,8 @@ def test_a_cell_says_in_words_what_a_declared_metric_measures():
 
 
 def test_a_control_by_construction_keeps_its_verdict_but_is_counted_apart():
-    control = Claim("An MLP cannot use the context", "Paper I", "fails", "em_reading",
-                    "mlp_loss", Null("floor", "floor"), Bound(0.1, at_most=False),
-                    key="mlp-fails", control="it mixes no positions")
-    results = quick_results()
-    results["em_reading"]["metrics"] |= {"mlp_loss": 1.0, "floor": 1.0}
-    ledger = report.build_ledger([EXACT, LOWER, control], results, {})
+    results = control_results()
+    ledger = report.build_ledger([EXACT, LOWER, CONTROL], results, {})
     row = ledger.headline.loc[3]
     assert row["verdict"] == "inconclusive" and row["basis"] == "control by construction"
     assert row["reason"].startswith("it mixes no positions; the null (floor")
@@ -236,7 +243,7 @@ def test_a_control_by_construction_keeps_its_verdict_but_is_counted_apart():
     text = report.summary_text(ledger)
     assert "**2 claims" in text and "1 controls by construction (rows 3;" in text
     decided = {"em_reading": results["em_reading"] | {"profile": "decide", "stale": False}}
-    decide_ledger = report.build_ledger([EXACT, LOWER, control], results, decided)
+    decide_ledger = report.build_ledger([EXACT, LOWER, CONTROL], results, decided)
     assert "Of its 2 rows (1 claims and 1 controls)" in report.provenance_text(decide_ledger)
     figure = report.claims_figure(ledger, names={"mlp-fails": "the MLP fails"})
     assert figure_rows(figure)[-1][:3] == ("Chapter 3", "The MLP fails",
@@ -461,12 +468,7 @@ def test_the_findings_say_what_would_decide_a_group_of_rows_once():
 
 
 def test_the_verdict_counts_give_each_chapter_its_claims_and_leave_the_controls_out():
-    control = Claim("An MLP cannot use the context", "Paper I", "fails", "em_reading",
-                    "mlp_loss", Null("floor", "floor"), Bound(0.1, at_most=False),
-                    key="mlp-fails", control="it mixes no positions")
-    results = quick_results()
-    results["em_reading"]["metrics"] |= {"mlp_loss": 1.0, "floor": 1.0}
-    ledger = report.build_ledger([EXACT, LOWER, control], results, {})
+    ledger = report.build_ledger([EXACT, LOWER, CONTROL], control_results(), {})
     counts = report.verdict_counts(ledger)
     assert list(counts.index) == list(report.VERDICTS)
     assert list(counts.columns) == ["1", "3", "all"]

@@ -227,6 +227,11 @@ def changed_rules(content: Mapping) -> list[str]:
     return sorted(key for key in now if recorded.get(key) != now[key])
 
 
+def rules_reason(changed: list[str]) -> str:
+    """The reason, in words, that the claims ``changed`` (:func:`changed_rules`) give."""
+    return "rule changed or added since: " + ", ".join(changed)
+
+
 def stale_reasons(content: Mapping, package: str | Path | None = None,
                   rules: bool = True) -> list[str]:
     """Why the results file ``content`` is no longer what the library would make, in words
@@ -256,7 +261,7 @@ def stale_reasons(content: Mapping, package: str | Path | None = None,
     if claims and "claims" not in content:
         reasons.append("no record of the claims' rules it ran under")
     elif claims and rules and (changed := changed_rules(content)):
-        reasons.append("rule changed or added since: " + ", ".join(changed))
+        reasons.append(rules_reason(changed))
     return reasons
 
 

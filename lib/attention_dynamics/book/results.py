@@ -44,6 +44,7 @@ from attention_dynamics.book.provenance import (
     jsonable,
     library_fingerprint,
     loaded_library_modules,
+    rules_reason,
     source_commit,
     stale_reasons,
 )
@@ -222,9 +223,11 @@ def load_profile_results(profile: str, root: str | Path | None = None) -> dict[s
     folder = base / PROFILE_RESULTS_DIR / profile
     found = load_results(folder) if folder.is_dir() else {}
     for content in found.values():
-        content["stale_reasons"] = stale_reasons(content)
-        content["stale"] = bool(stale_reasons(content, rules=False))
+        whole_file = stale_reasons(content, rules=False)  # the library compared once
         content["stale_claims"] = changed_rules(content)
+        content["stale"] = bool(whole_file)
+        content["stale_reasons"] = whole_file + (
+            [rules_reason(content["stale_claims"])] if content["stale_claims"] else [])
     return found
 
 
