@@ -401,6 +401,16 @@ def test_outlasted_counts_a_failure_only_after_several_times_the_reference_steps
     unsolved = decision(rule, 0.37, null, failing | dict(steps=5000, reference_steps=400,
                                                        reference_solved=0), budget=check)
     assert unsolved.verdict == "inconclusive" and "did not solve" in unsolved.reason
+    # with a fallback, an unsolved reference hands the budget to the authors' sequences
+    fallback = Outlasted("steps", "reference_steps", "reference_solved", factor=3,
+                         fallback=ShortBudget("sequences", 1000.0, "their script"))
+    unsolved = failing | dict(steps=5000, reference_steps=400, reference_solved=0)
+    short = decision(rule, 0.37, null, unsolved | dict(sequences=100), budget=fallback)
+    assert (short.verdict, short.basis) == ("inconclusive", "undecided for budget")
+    assert "did not solve" in short.reason and "10.0% of the authors' 1,000" in short.reason
+    assert short.would_change == "training on at least 200 sequences (20% of the authors' 1,000)"
+    enough = decision(rule, 0.37, null, unsolved | dict(sequences=200), budget=fallback)
+    assert (enough.verdict, enough.basis) == ("not reproduced", "evidence against")
     passing = decision(rule, 0.1, null, failing | dict(steps=10, reference_steps=200,
                                                      reference_solved=1), budget=check)
     assert passing.verdict == "reproduced"       # a success needs no budget
@@ -755,3 +765,26 @@ def test_a_size_missed_by_an_unfinished_run_is_undecided():
     assert "at most 0.01" in unfinished.would_change
     assert judged(0.02, fall=0.001).verdict == "partly"
     assert judged(0.005, fall=0.05).verdict == "reproduced"
+
+
+def test_a_size_missed_where_a_flat_loss_cannot_show_the_finish_is_undecided():
+    """A still-learning check that is blind (a rate decaying to zero flattens the loss anyway)
+    cannot show that a run finished: a size missed there is inconclusive for budget however
+    flat the loss, while a failure of the rule itself still rests on the loss check alone."""
+    size = PaperSize("mae", 0.01, "the paper states 0.007 bits")
+    blind = StillLearning("fall", max_fall=0.01, blind="the rate decays to zero")
+    metrics = {"floor": 1.2, "fall": 0.001, "mae": 0.02}
+    missed = decision(ClosesGap(0.95, optimum=0.0), 0.02, Null("floor", "floor"), metrics,
+                      still_learning=blind, carried_by=size)
+    assert (missed.verdict, missed.basis) == ("inconclusive", "undecided for budget")
+    assert missed.reason.endswith("a flat loss cannot show the run finished: the rate decays "
+                                  "to zero")
+    assert "constant rate" in missed.would_change and "at most 0.01" in missed.would_change
+    reached = decision(ClosesGap(0.95, optimum=0.0), 0.005, Null("floor", "floor"),
+                       metrics | {"mae": 0.005}, still_learning=blind, carried_by=size)
+    assert reached.verdict == "reproduced"
+    failed = decision(ClosesGap(0.95, optimum=0.0), 0.9, Null("floor", "floor"),
+                      metrics | {"mae": 0.9}, still_learning=blind, carried_by=size)
+    assert failed.verdict == "not reproduced"  # blindness guards a missed size only
+    assert blind.unseen_finish({"fall": 0.05}).startswith("still learning")
+    assert StillLearning("fall", max_fall=0.01).unseen_finish({"fall": 0.001}) is None

@@ -92,16 +92,22 @@ SEED_LEVEL = DIRECTIONAL_LEVEL
 EM_SEEDS = "share of the seeds, the authors' five and in decide 43 more,"
 
 
-def settled_before_end(metric: str, steps: str, why: str = "so that the run cannot show "
-                       "the order; a longer run would") -> Solved:
+def settled_before_end(metric: str, steps: str) -> Solved:
     """The check that every seed's attention settled (``metric``: the latest seed's settling
-    step) before the last :data:`SETTLED_BEFORE_END` of the run (``steps``: its length); an
-    unmet check says so, and ``why`` it matters."""
+    step) before the last :data:`SETTLED_BEFORE_END` of the run (``steps``: its length), without
+    which the run cannot show the order of settling. Undecidable by design where unmet: at a
+    rate that keeps the state jittering, the distances left to the end state stay a fixed
+    fraction of their start whatever the run's length (chapter 3's tripled fresh runs settled
+    no more often), so what decides is a settling measure such a process can meet."""
     return Solved(metric, max_error=1 - SETTLED_BEFORE_END,
                   unmet=f"the attention of a seed had not settled before the last "
                         f"{SETTLED_BEFORE_END:.0%} of the run (a part that is not at rest before "
-                        f"its end window counts as not settled), {why}",
-                  relative_to=steps)
+                        f"its end window counts as not settled), so that the run cannot show the "
+                        f"order; at this rate a longer run settles no more often",
+                  relative_to=steps,
+                  by_design="a settling measure that a state jittering about its end can meet "
+                            "(the same runs cooled down to a small rate at their end, or timed "
+                            "on averaged weights), registered before its run")
 
 
 def quoted(number) -> str:
@@ -109,8 +115,19 @@ def quoted(number) -> str:
     return f"{number.text} ({number.kind})" if number.kind else number.text
 
 
-def learning(metric: str) -> StillLearning:
-    return StillLearning(metric, max_fall=FALL)
+def learning(metric: str, blind: str | None = None) -> StillLearning:
+    """The check that the loss fell by at most :data:`FALL` over the run's last tenth;
+    ``blind``: why a flat loss cannot show this run finished, where it cannot."""
+    return StillLearning(metric, max_fall=FALL, blind=blind)
+
+
+DECAYS_TO_ZERO = (
+    "the rate decays to zero, which flattens the loss whatever is left to learn, and doubling "
+    "the steps (the quick profile's to the decide profile's) still cut the error by more than "
+    "the gap left to the paper's size"
+)
+"""Why the loss-fall check cannot show that chapter 4's shared-layout bijection runs finished
+(their rate decays to zero; the quick and decide profiles' errors, the referee's reading)."""
 
 
 SHARPENED_AT_MOST = 0.8
@@ -142,14 +159,19 @@ def budget(arch: str, task: str, metric: str) -> ShortBudget:
 SOLVE_MULTIPLE = 3
 
 
-def outlasted(task: str) -> Outlasted:
+def outlasted(task: str, arch: str | None = None) -> Outlasted:
     """Chapter 5's budget for a failure: :data:`SOLVE_MULTIPLE` times the steps the transformer
-    needed to solve the same task in the same run."""
+    needed to solve the same task in the same run. Where the transformer never solved it, the
+    authors' training sequences for ``arch`` on ``task`` (a fifth of them, where their scripts
+    set a number) decide instead, so that a failure, the transformer's own included, can still
+    count."""
+    known = arch is not None and (arch, task) in AUTHORS_TRAINING_SEQUENCES
     return Outlasted(
         f"steps_{task}",
         f"transformer_solve_step_{task}",
         f"transformer_solved_{task}",
         factor=SOLVE_MULTIPLE,
+        fallback=budget(arch, task, f"training_sequences_{task}") if known else None,
     )
 
 
@@ -547,7 +569,8 @@ CLAIMS = [
             "manifold_formation",
             f"{prefix}_bijection_entropy_mae_keys_bits",
             Null("context-free floor", f"{layout}_bijection_marginal_gap_bits"),
-            still_learning=learning(f"{prefix}_bijection_loss_fall_last_tenth_{worst}"),
+            still_learning=learning(f"{prefix}_bijection_loss_fall_last_tenth_{worst}",
+                                    blind=None if prefix == "frame" else DECAYS_TO_ZERO),
             budget=late_phase(steps, solve_step),
             carried_by=paper_size(f"{prefix}_bijection_entropy_mae_keys_bits", "transformer"),
             **seed_by_seed(
@@ -777,11 +800,7 @@ CLAIMS = [
         "frame_mae_gain_after_attention_settle_low",
         Null("no gain after settling", value=1.0),
         still_learning=learning("frame_bijection_loss_fall_last_tenth_max"),
-        solved=(
-            FRAME_SOLVED,
-            settled_before_end("frame_attention_settle_step_max", "frame_steps",
-                               "too late for a gain after it to show"),
-        ),
+        solved=FRAME_SOLVED,
         budget=late_phase("frame_steps", "frame_bijection_solve_step_max"),
         shown_with=(
             ("the gain, mean of seeds", "frame_mae_gain_after_attention_settle"),
@@ -804,7 +823,7 @@ for arch, name in ARCH_NAMES.items():
             f"mae_bits_{arch}_bijection",
             FLOOR,
             still_learning=learning(f"loss_fall_last_tenth_{arch}_bijection"),
-            budget=outlasted("bijection"),
+            budget=outlasted("bijection", arch),
             carried_by=paper_size(f"mae_bits_{arch}_bijection", arch),
             **seed_by_seed(f"mae_bits_{arch}_bijection", ClosesGap(SOLVED_SHARE, optimum=0.0)),
         )
@@ -821,7 +840,7 @@ CLAIMS += [
         "mae_per_sample_bits_transformer_hmm",
         BLIND,
         still_learning=learning("loss_fall_last_tenth_transformer_hmm"),
-        budget=outlasted("hmm"),
+        budget=outlasted("hmm", "transformer"),
         **seed_by_seed("mae_per_sample_bits_transformer_hmm", BeatsNull(factor=TRACKS_SHARE)),
     ),
     claim(
@@ -836,7 +855,7 @@ CLAIMS += [
         "mae_per_sample_bits_mamba_authors_deep_hmm",
         BLIND,
         still_learning=learning("loss_fall_last_tenth_mamba_authors_deep_hmm"),
-        budget=outlasted("hmm"),
+        budget=outlasted("hmm", "mamba"),
         shown_with=(
             ("standard Mamba, depth 1", "mae_per_sample_bits_mamba_hmm"),
             ("standard Mamba, depth 2", "mae_per_sample_bits_mamba_standard_deep_hmm"),
@@ -861,7 +880,7 @@ CLAIMS += [
             "budget cannot tell 'cannot' from 'has not yet'",
             relative_to="hmm_uniform_predictor_mae_bits",
         ),
-        budget=outlasted("hmm"),
+        budget=outlasted("hmm", "lstm"),
         **seed_by_seed("mae_per_sample_bits_lstm_hmm", AtNull(rel_tol=FAILED_SHARE)),
     ),
     claim(

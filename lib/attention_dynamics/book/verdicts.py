@@ -78,6 +78,7 @@ import math
 import re
 import statistics
 from dataclasses import dataclass
+from typing import ClassVar
 
 from attention_dynamics.book.formatting import written
 from attention_dynamics.book.statistics import binomial_tail, check_level, clopper_pearson
@@ -693,10 +694,16 @@ Rule = (Bound | Quantity | BeatsNull | ClosesGap | AtNull | SeedShare | OutsideN
 @dataclass(frozen=True)
 class StillLearning:
     """Training counts as unfinished when ``metric`` (the relative fall of the training loss
-    over the last tenth of training, recorded by the notebook) exceeds ``max_fall``."""
+    over the last tenth of training, recorded by the notebook) exceeds ``max_fall``.
+
+    ``blind`` says, where it applies, why a flat loss at the end cannot show that the run
+    finished (a rate that decays to zero flattens the loss whatever is left to learn): a
+    verdict that rests on how far the run got (a size the paper states, missed) then stays
+    undecided however flat the loss (:meth:`unseen_finish`)."""
 
     metric: str
     max_fall: float = 0.02
+    blind: str | None = None
 
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why the run cannot decide, or ``None`` if training had flattened."""
@@ -706,8 +713,19 @@ class StillLearning:
                     f"(more than {self.max_fall:.0%})")
         return None
 
+    def unseen_finish(self, metrics: dict[str, float]) -> str | None:
+        """Why the run cannot show that it had finished learning: the loss still falling, or,
+        with ``blind`` (why a flat loss at the end says nothing here, e.g. a rate that decays
+        to zero flattens it whatever is left to learn), that reason. ``None`` when a flat loss
+        shows the run finished."""
+        return self.reason(metrics) or (
+            None if self.blind is None else f"a flat loss cannot show the run finished: {self.blind}")
+
     def would_decide(self, metrics: dict[str, float] | None = None) -> str:
         """The training that would decide a claim this check left undecided, in words."""
+        if self.blind is not None and (metrics is None or not self.reason(metrics)):
+            return ("a run whose end shows whether it finished learning (a constant rate, or a run "
+                    "twice as long whose measure no longer falls)")
         return f"training until the loss falls by at most {self.max_fall:.0%} over the last tenth"
 
 
@@ -792,6 +810,7 @@ class LeadingComponent:
 
     metric: str
     share_metric: str | None = None
+    rests_on_learning: ClassVar[bool] = False
 
     def reason(self, metrics: dict[str, float]) -> str | None:
         """Why a reproduced verdict is only partly, or ``None`` when PC1 carries the effect."""
@@ -825,6 +844,7 @@ class BeyondTheSetting:
     setting: str
     none: float = 1.0
     level: float | None = None
+    rests_on_learning: ClassVar[bool] = False
 
     def __post_init__(self):
         if self.level is not None:
@@ -866,14 +886,16 @@ class PaperSize:
     ``bound``. A reproduced verdict is *partly* unless the share of seeds that reach that size
     passes the same test as a share of seeds (its Clopper–Pearson interval at ``level`` above
     one half; a single value: at most the bound). ``stated`` says in words what the paper and
-    the authors state, and where. A miss rests on the model not having learned enough, so a
-    run that its training checks call unfinished leaves it undecided (:func:`decision`).
+    the authors state, and where. A miss rests on the model not having learned enough
+    (``rests_on_learning``), so a run that its training checks call unfinished, or that cannot
+    show it finished, leaves it undecided (:func:`decision`).
     """
 
     metric: str
     bound: float
     stated: str
     level: float = DIRECTIONAL_LEVEL
+    rests_on_learning: ClassVar[bool] = True
 
     def __post_init__(self):
         if not self.bound > 0:
@@ -953,7 +975,10 @@ class Outlasted:
     needed to solve the same task in the same run: ``steps_metric`` holds the run's steps,
     ``reference_steps_metric`` the reference's (the first checkpoint from which it stays
     solved), ``reference_solved_metric`` 1 if the reference solved the task at all. A reference
-    that never solved it gives no budget, and then no failure counts either.
+    that never solved it gives no budget: then ``fallback``, a budget that does not depend on
+    any model of the run (the authors' training sequences), decides whether a failure counts,
+    and without one no failure counts either (so that a claim about the reference itself can
+    still fail).
 
     The reference may be another architecture (chapter 5: the transformer on the same task) or
     the run itself (``reference="the run itself"``, without ``reference_solved_metric`` where a
@@ -968,6 +993,7 @@ class Outlasted:
             (``reference_solved_metric`` may be ``None``: no check that the reference solved).
         factor: how many times the reference's steps a failing run must have had.
         reference: the reference, in words.
+        fallback: the budget where the reference did not solve the task, or ``None``.
     """
 
     steps_metric: str
@@ -975,6 +1001,7 @@ class Outlasted:
     reference_solved_metric: str | None = None
     factor: float = 3.0
     reference: str = "the transformer"
+    fallback: ShortBudget | None = None
 
     def __post_init__(self):
         if not self.factor >= 1:
@@ -992,10 +1019,12 @@ class Outlasted:
             return (f"the step at which {self.reference} solved the task was not recorded, "
                     f"so no budget of {self.factor:g} times it is known")
         needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
-        if self.reference_solved_metric is not None and not _metric(
-                metrics, self.reference_solved_metric, "the outlasting check"):
-            return (f"{self.reference} did not solve the task within its {needed:,.0f} steps, "
-                    "so no budget for a failure is known")
+        if not self._reference_solved(metrics):
+            unsolved = f"{self.reference} did not solve the task within its {needed:,.0f} steps"
+            if self.fallback is None:
+                return f"{unsolved}, so no budget for a failure is known"
+            short = self.fallback.reason(metrics)
+            return None if short is None else f"{unsolved}, so the authors' budget decides ({short})"
         if steps < self.factor * needed:
             return (f"trained {steps:,.0f} steps, fewer than {self.factor:g} times the "
                     f"{needed:,.0f} that {self.reference} needed")
@@ -1006,12 +1035,18 @@ class Outlasted:
         if metrics is not None and self._unrecorded(metrics):
             return (f"a run that records the step at which {self.reference} solved the task, "
                     f"trained for {self.factor:g} times it")
-        if metrics is not None and (self.reference_solved_metric is None or _metric(
-                metrics, self.reference_solved_metric, "the outlasting check")):
+        if metrics is not None and self._reference_solved(metrics):
             needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
             return f"training for at least {self.factor * needed:,.0f} steps"
+        if self.fallback is not None:
+            return self.fallback.would_decide(metrics)
         return (f"a run in which {self.reference} solves the task, and training for "
                 f"{self.factor:g} times its steps")
+
+    def _reference_solved(self, metrics: dict[str, float]) -> bool:
+        """Whether the reference solved the task (true where no metric records it)."""
+        return self.reference_solved_metric is None or bool(
+            _metric(metrics, self.reference_solved_metric, "the outlasting check"))
 
 
 @dataclass(frozen=True)
@@ -1131,10 +1166,17 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
                             FOR_BUDGET, "more seeds, on which both halves agree")
     basis = EVIDENCE_AGAINST if verdict == NOT_REPRODUCED else EVIDENCE_FOR
     later = carried_by.reason(metrics) if carried_by is not None and verdict == REPRODUCED else None
-    if later and unfinished and isinstance(carried_by, PaperSize):
-        # a size missed by a run that had not finished training rests on not having learned
-        return Decision(INCONCLUSIVE, f"the effect reproduced, but {later}, and {unfinished}",
-                        FOR_BUDGET, f"{carried_by.would_decide()}; {training}")
+    if later and carried_by.rests_on_learning:
+        # a size missed by a run that had not finished training, or that cannot show it had,
+        # rests on not having learned enough
+        unseen = [(reason, check.would_decide(metrics)) for check, reason in (
+            (still_learning, still_learning and still_learning.unseen_finish(metrics)),
+            (budget, budget and budget.reason(metrics))) if reason]
+        if unseen:
+            return Decision(
+                INCONCLUSIVE,
+                f"the effect reproduced, but {later}, and {' and '.join(r for r, _ in unseen)}",
+                FOR_BUDGET, "; ".join([carried_by.would_decide(), *(w for _, w in unseen)]))
     if later:
         return Decision(PARTLY, later, basis, carried_by.would_decide())
     return Decision(verdict, "", basis, rule.would_change(verdict, value, null_value, metrics))
