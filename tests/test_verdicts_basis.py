@@ -788,3 +788,21 @@ def test_a_size_missed_where_a_flat_loss_cannot_show_the_finish_is_undecided():
     assert failed.verdict == "not reproduced"  # blindness guards a missed size only
     assert blind.unseen_finish({"fall": 0.05}).startswith("still learning")
     assert StillLearning("fall", max_fall=0.01).unseen_finish({"fall": 0.001}) is None
+
+
+def test_a_rule_class_version_enters_the_fingerprint_only_above_one():
+    """Raising a check class's RULE_VERSION changes the fingerprint of a claim that uses it, and
+    a class at version 1 leaves the canonical text as it was (no tag)."""
+    from attention_dynamics.book.verdicts import _canonical
+
+    size = PaperSize("mae", 0.01, "the paper states 0.007 bits")
+    learning = StillLearning("fall", max_fall=0.01)
+    assert _canonical(learning) == "StillLearning(metric='fall', max_fall=0.01)"
+    assert _canonical(size).startswith(f"PaperSize@{PaperSize.RULE_VERSION}(metric='mae'")
+
+    @dataclasses.dataclass(frozen=True)
+    class Later(PaperSize):
+        RULE_VERSION = PaperSize.RULE_VERSION + 1
+
+    later = Later("mae", 0.01, "the paper states 0.007 bits")
+    assert _canonical(later).split("(")[0] == f"Later@{PaperSize.RULE_VERSION + 1}"

@@ -1899,6 +1899,33 @@ RULE_LOG: tuple[RuleChange, ...] = (
             "lstm-hmm-fails": ("bbd747106a5f8c61", "cf058febdccd1c30"),
         },
     ),
+    RuleChange(
+        "2026-12-08",
+        "after d6a9983",
+        ("bijection-separate-matches-bayes", "bijection-shared-matches-bayes",
+         "transformer-bijection-matches-bayes", "mamba-bijection-matches-bayes",
+         "lstm-bijection-matches-bayes"),
+        "the check of the paper's size changed what it does (a seed counting at the size itself; "
+        "a miss behind unfinished training undecided) on 2026-12-07 with the rows' "
+        "fingerprints unchanged, so results made before that change still read as judged by "
+        "the rule in force",
+        "each rule and check class carries a version that enters the fingerprint of every claim "
+        "using it; the size check is at version 2, so the change now shows in these rows' "
+        "fingerprints, and decide results made before it read as stale for these rows",
+        "a referee found that the fingerprint records a rule's fields but not what its class "
+        "does with them: a change of meaning could pass unseen by the staleness check",
+        "inconclusive (separate, shared: decide; the three architectures: quick, chapter 5's "
+        "decide not yet merged)",
+        "inconclusive (the same rows now rest on the quick build until their decide runs are "
+        "made again; the verdicts themselves unchanged)",
+        {
+            "bijection-separate-matches-bayes": ("f31beb8ae5c491c6", "7251d93b5d14c145"),
+            "bijection-shared-matches-bayes": ("31e8b2b10511a2cf", "04b6ee9f087a1df7"),
+            "transformer-bijection-matches-bayes": ("132c695b35c290f9", "37347d31236ab741"),
+            "mamba-bijection-matches-bayes": ("baa59375f07c7d52", "134da7732dcc7962"),
+            "lstm-bijection-matches-bayes": ("38cdc2d4313eefe2", "7c12656f895ccfee"),
+        },
+    ),
 )
 """Every logged change of a rule, oldest first (the book's page of the rule log shows them).
 

@@ -889,6 +889,9 @@ class PaperSize:
     the authors state, and where. A miss rests on the model not having learned enough
     (``rests_on_learning``), so a run that its training checks call unfinished, or that cannot
     show it finished, leaves it undecided (:func:`decision`).
+
+    Version 2 (``RULE_VERSION``): a seed counts at the bound itself (it counted strictly below),
+    and a miss behind unfinished training is undecided (it was partly).
     """
 
     metric: str
@@ -896,6 +899,7 @@ class PaperSize:
     stated: str
     level: float = DIRECTIONAL_LEVEL
     rests_on_learning: ClassVar[bool] = True
+    RULE_VERSION: ClassVar[int] = 2
 
     def __post_init__(self):
         if not self.bound > 0:
@@ -1215,13 +1219,16 @@ def tally(rows) -> dict[str, int]:
 
 
 def _canonical(value, skipped: frozenset[str] = frozenset()) -> str:
-    """A text that names ``value`` exactly: a dataclass by its class and the fields that differ
-    from their defaults (less ``skipped``), a tuple element by element, anything else by repr."""
+    """A text that names ``value`` exactly: a dataclass by its class, the class's
+    ``RULE_VERSION`` where above 1 (``PaperSize@2``), and the fields that differ from their
+    defaults (less ``skipped``); a tuple element by element; anything else by repr."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         parts = [f"{field.name}={_canonical(getattr(value, field.name))}"
                  for field in dataclasses.fields(value) if field.name not in skipped
                  and getattr(value, field.name) != field.default]
-        return f"{type(value).__name__}({', '.join(parts)})"
+        version = getattr(type(value), "RULE_VERSION", 1)
+        tag = "" if version == 1 else f"@{version}"
+        return f"{type(value).__name__}{tag}({', '.join(parts)})"
     if isinstance(value, tuple):
         return f"({', '.join(_canonical(item) for item in value)})"
     return repr(value)
@@ -1382,7 +1389,10 @@ class Claim:
         control reason; not
         the claim's wording, source, the paper's quoted text, its key or what is shown beside
         it. Fields at their defaults are left out, so a new option added to a rule or a claim
-        leaves the fingerprints of the claims that do not use it as they were. Two claims with
+        leaves the fingerprints of the claims that do not use it as they were. A change to what
+        a rule or check class does with the same fields raises the class's ``RULE_VERSION``
+        (a class attribute, 1 where absent), which enters the fingerprint of every claim that
+        uses the class, so that the change must be logged and stales the rows it judged. Two claims with
         the same fingerprint are judged alike on any results."""
         return hashlib.sha256(_canonical(self, _NOT_DECISIVE).encode()).hexdigest()[:16]
 
