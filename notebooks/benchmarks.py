@@ -156,12 +156,14 @@ reader_table(pd.Series(step).to_frame("value"))
 # ## The wind-tunnel transformer's training step
 #
 # One AdamW step (forward, cross-entropy, backward, update) of chapter 4's transformer against
-# the same sizes built from `torch.nn.TransformerEncoder` (pre-norm, GELU, causal mask, tied
-# head; torch's layer brings LayerNorm and attention biases, so the parameter counts differ
-# slightly). The ratio is torch's time over ours (goal at least 1). With diagnostics off, our
-# heads run through torch's fused attention kernel; turning them on keeps every layer's record
-# (scores, weights) and computes $B$, $A$, $\partial L/\partial s$ and the value gradients of
-# every head from the same backward pass: that cost is the second ratio.
+# the same sizes built from PyTorch's own encoder layers[^encoder] (pre-norm, GELU, causal
+# mask, tied head; torch's layer brings LayerNorm and attention biases, so the parameter counts
+# differ slightly). The ratio is torch's time over ours (goal at least 1). With diagnostics
+# off, our heads run through torch's fused attention kernel; turning them on keeps every
+# layer's record (scores, weights) and computes $B$, $A$, $\partial L/\partial s$ and the value
+# gradients of every head from the same backward pass: that cost is the second ratio.
+#
+# [^encoder]: `torch.nn.TransformerEncoder`.
 
 # %%
 config = TransformerConfig(vocab_size=32, max_len=64, **settings["transformer"])
@@ -188,7 +190,9 @@ reader_table(pd.Series(block).to_frame("value"))
 # Forward and backward through the selective scan at lengths around those the book trains
 # on. The chunked scan takes about $2\sqrt{T}$ sequential steps instead of $T$ but does more
 # arithmetic and memory traffic per step; which one wins depends on the device. The models'
-# `scan="auto"` picks the sequential scan on a CPU and the chunked one elsewhere.
+# own choice[^scan] is the sequential scan on a CPU and the chunked one elsewhere.
+#
+# [^scan]: The models' default, `scan="auto"`.
 
 # %%
 scan_rows = {}

@@ -22,10 +22,12 @@
 # Mamba on recall over training, the LSTM's input attributions, and the gradient that reaches
 # the Mamba's implicit attention, checked against autograd.
 #
-# `profile` is `quick` (two CPU cores, a few minutes: small tasks, small models, short runs,
-# three seeds), `decide` (the same tasks and models trained longer on six seeds, about
-# an hour and a half: `make decide`) or `paper` (the papers' task and model sizes,
-# longer runs, more seeds; for a GPU).
+# The profile[^profile] is quick (two CPU cores, a few minutes: small tasks, small models,
+# short runs, three seeds), decide (the same tasks and models trained longer on six seeds,
+# about an hour and a half) or paper (the papers' task and model sizes, longer runs, more
+# seeds; for a GPU).
+#
+# [^profile]: The parameter `profile`: `quick`, `decide` (which `make decide` runs) or `paper`.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -88,7 +90,10 @@ print(experiment.training.summary())
 # scores 0 on the mean curve, it is the per-sample MAE, the kind of the authors' Mamba and
 # LSTM numbers; Paper I's column says which kind each of its numbers is. Paper I's numbers come from its
 # several versions and much larger runs (see the chapter); they are quoted, not measured here,
-# from `attention_dynamics.book.paper_numbers`. The chapter shows this very table (glued).
+# from the library's record of the papers' numbers.[^paper-numbers] The chapter shows this very
+# table (glued).
+#
+# [^paper-numbers]: `attention_dynamics.book.paper_numbers`.
 
 # %%
 reader_table(tables.results_table(experiment.scores.table), wrap=True)
@@ -104,10 +109,11 @@ reader_table(tables.results_table(experiment.scores.table), wrap=True)
 glue_each(words.page_phrases(experiment, settings, res.metrics))
 
 # %% [markdown]
-# **The capacity question, asked.** The same Mamba with a state of `capacity_d_state`
-# addresses, fewer than the stored pairs (width matched to the transformer again), trained
-# alike on recall: by {prf:ref}`cor-scan-addresses` no single channel of its layer can single
-# out every pair, so a capacity limit would show here if the channels could not share the work.
+# **The capacity question, asked.** The same Mamba with a state of
+# {glue:text}`capacity_d_state:,.0f` addresses, fewer than the stored pairs (width matched to
+# the transformer again), trained alike on recall: by {prf:ref}`cor-scan-addresses` no single
+# channel of its layer can single out every pair, so a capacity limit would show here if the
+# channels could not share the work.
 
 # %%
 print(experiment.capacity.summary())
@@ -121,16 +127,18 @@ show_figure(
 # %% [markdown]
 # ## The authors' Mamba on HMM filtering
 #
-# The authors' HMM Mamba (`experiments/paper1_hmm/train_mamba.py` in their repository) is not
-# standard Mamba-1: its step size has rank 1, its decays start at $A = -0.1\,(1, \dots, N)$,
-# shared by all channels, the scan clamps its step, decay, input and state, and a LayerNorm
-# normalises the scan output before $D x$ is added; their model has no positional embedding
-# (neither has the book's) and nine layers. Both variants are trained here with more than the
-# table's one layer (two in the `quick` profile, nine in `paper`), matched in parameters to the
-# transformer, with the budget of the table above and its first seeds (two in `quick`: a
-# sequential scan through two layers is the slowest model here); the LSTM of the table is their
-# same-budget control. A Mamba that leaves the LSTM's plateau while the LSTM stays on it would
-# settle the claim; both staying on it while the loss still falls decides nothing.
+# The authors' HMM Mamba[^hmm-mamba] is not standard Mamba-1: its step size has rank 1, its
+# decays start at $A = -0.1\,(1, \dots, N)$, shared by all channels, the scan clamps its step,
+# decay, input and state, and a LayerNorm normalises the scan output before $D x$ is added;
+# their model has no positional embedding (neither has the book's) and nine layers. Both
+# variants are trained here with more than the table's one layer (two in the quick profile,
+# nine in the paper one), matched in parameters to the transformer, with the budget of the
+# table above and its first seeds (two in the quick one: a sequential scan through two layers
+# is the slowest model here); the LSTM of the table is their same-budget control. A Mamba that
+# leaves the LSTM's plateau while the LSTM stays on it would settle the claim; both staying on
+# it while the loss still falls decides nothing.
+#
+# [^hmm-mamba]: `experiments/paper1_hmm/train_mamba.py` in the authors' repository.
 
 # %%
 reader_table(experiment.deep.table())

@@ -82,10 +82,11 @@ reader_table(tables.per_seed_table(chain, rep))
 # %% [markdown]
 # ## On a fresh sequence
 #
-# The authors score the one-head runs on the sequence they were trained on (their
-# `evaluate(model, inputs, targets)`); only their deep variant is scored on a fresh sequence.
-# Here every weight snapshot is also scored on a held-out sequence of the same chain
-# (seed $s + 10000$).
+# The authors score the one-head runs on the sequence they were trained on (their evaluation
+# function[^evaluate]); only their deep variant is scored on a fresh sequence. Here every
+# weight snapshot is also scored on a held-out sequence of the same chain (seed $s + 10000$).
+#
+# [^evaluate]: `evaluate(model, inputs, targets)` in the authors' script.
 
 # %%
 held = experiment.heldout
@@ -115,9 +116,11 @@ reader_table(tables.path_table(paths, rep.runs))
 # divided by its value at the start; and the change of each per step. A run in which the frame
 # settles first has its attention curve reach zero well before its value curve. How uniform the
 # attention is at the end, how much of it goes to keys of the query's own hidden symbol
-# (`sticky.analysis.symbol_routing`: 1 for uniform attention), and how
-# well the first-order expansion of {prf:ref}`prop-linear-response` reproduces the logits tell
-# what kind of routing the head does.
+# (against the share of such keys, so that uniform attention scores 1),[^symbol-routing] and
+# how well the first-order expansion of {prf:ref}`prop-linear-response` reproduces the logits
+# tell what kind of routing the head does.
+#
+# [^symbol-routing]: `attention_dynamics.sticky.analysis.symbol_routing`.
 
 # %%
 settled = experiment.settling
@@ -128,17 +131,19 @@ reader_table(tables.settling_table(res))
 #
 # At the paper's settings the attention barely leaves uniform and long runs memorise their one
 # sequence, so the order of settling cannot show. Here every step draws new sequences of the
-# same chain (`sticky.fresh.train_fresh`): the loss descended is an unbiased estimate of the
-# population loss and nothing can be memorised. Every rate is thirty times the paper's (base
-# 0.3, EM-like values 3.0), at which the attention sharpens within the CPU budget (at ten
-# times it is still at 0.92 of uniform after 200 steps; at a hundred times the EM-like value
-# rate of 10 trains erratically). An SGD and an EM-like run of one seed share their initial
-# weights and their data, and differ only in the schedule. Everything is measured on a fixed
-# probe of held-out sequences, on the CPU (the runs are small).
-# Each seed draws its training sequences from its own generator, so a seed's data, and so its
-# run, are the same whether 8 or 24 seeds train beside it.
-# The `decide` profile (`make decide`) runs 24 seeds instead of 8, so that the share of seeds
+# same chain:[^fresh] the loss descended is an unbiased estimate of the population loss and
+# nothing can be memorised. Every rate is thirty times the paper's (base 0.3, EM-like values
+# 3.0), at which the attention sharpens within the CPU budget (at ten times it is still at 0.92
+# of uniform after 200 steps; at a hundred times the EM-like value rate of 10 trains
+# erratically). An SGD and an EM-like run of one seed share their initial weights and their
+# data, and differ only in the schedule. Everything is measured on a fixed probe of held-out
+# sequences, on the CPU (the runs are small). Each seed draws its training sequences from its
+# own generator, so a seed's data, and so its run, are the same whether 8 or 24 seeds train
+# beside it. The decide profile[^decide] runs 24 seeds instead of 8, so that the share of seeds
 # in which attention settles first is judged on a narrower interval.
+#
+# [^fresh]: `attention_dynamics.sticky.fresh.train_fresh`.
+# [^decide]: `make decide` runs it.
 
 # %%
 fresh = experiment.fresh
@@ -153,7 +158,7 @@ show_figure("fig_em_fresh_two_timescales", figures.fresh_figure(fresh))
 # Chapter 3 shows that a row of attention is the exact maximiser of its score mixture's free
 # energy, so EM on that mixture would never lower the mixture's evidence, and that the value
 # step descends the head's loss $L$, not the M-step objective $Q$. Both are put to the trained
-# heads (and to the same heads at initialisation), on the first `em_prefix` (512) positions
+# heads (and to the same heads at initialisation), on the first 512 positions
 # of each run's sequence (a causal head's prefix is a problem of its own), in float64: the
 # share of query rows whose log-evidence a small descent step on the scores lowers; whether a
 # small descent step on the values, which lowers $L$, raises $Q$; and whether the head's loss
@@ -170,9 +175,11 @@ reader_table(tables.em_checks_table(em))
 # solves for $W_V$: with the attention and the readout held fixed the loss is a convex softmax
 # regression of the attended inputs $\alpha X$ (part (b) of {prf:ref}`prop-m-step-closed` is
 # the M-step's version of the same regression). This baseline alternates the SGD schedule's
-# step on $W_Q$, $W_K$ and $W_O$ with that solve (`train(..., optimizer="exact-values")`,
-# L-BFGS in float64), from the same initial weights and sequences. Its cost per step, timed
-# here beside plain steps of the same five runs, turns steps into seconds.
+# step on $W_Q$, $W_K$ and $W_O$ with that solve (L-BFGS in float64),[^exact-values] from the
+# same initial weights and sequences. Its cost per step, timed here beside plain steps of the
+# same five runs, turns steps into seconds.
+#
+# [^exact-values]: `attention_dynamics.sticky.training.train(..., optimizer="exact-values")`.
 
 # %%
 exact = experiment.exact
@@ -226,8 +233,8 @@ show_figure("fig_em_adam", figures.adam_figure(adam))
 #
 # The authors' deep model (4 layers, 4 heads, $d_{\text{model}} = 64$, AdamW $3\cdot10^{-4}$,
 # cosine decay, dropout 0.1) on the same sequences, scored on the held-out ones, with and
-# without a ten times larger learning rate on every value projection. It runs in the `paper`
-# profile only (a GPU makes it a matter of minutes); the `quick` profile records that it was
+# without a ten times larger learning rate on every value projection. It runs in the paper
+# profile only (a GPU makes it a matter of minutes); the quick profile records that it was
 # not run.
 
 # %%

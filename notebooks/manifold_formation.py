@@ -23,11 +23,14 @@
 # at initialisation, a capacity-matched MLP that cannot see its context, and what the position
 # alone explains.
 #
-# The parameters below are set by papermill when the book is built. `profile` is `quick`
-# (a laptop CPU, a few minutes, smaller tasks and models), `decide` (the same, with HMM
-# filtering trained longer, for `make decide`) or `paper` (the papers' sizes, for a GPU);
-# `device` is `auto`, `cpu` or `cuda`; `settings_file`, when given, names a JSON file of
-# settings to run with instead of the profile's (the tests' tiny ones).
+# Papermill sets the parameters of the next cell when the book is built:[^parameters] the
+# profile, quick (a laptop CPU, a few minutes, smaller tasks and models), decide (the same,
+# with HMM filtering trained longer) or paper (the papers' sizes, for a GPU); the device,
+# picked automatically or named; and, if given, a JSON file of settings that replaces the
+# profile's (the tests' tiny ones).
+#
+# [^parameters]: `profile` (`quick`, `decide`, which `make decide` runs, or `paper`), `device`
+#     (`auto`, `cpu` or `cuda`) and `settings_file`.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -66,14 +69,18 @@ glue_each(words.page_phrases(experiment, res))
 #
 # Each sequence shows the pairs of a fresh random bijection of $V$ symbols, keys drawn without
 # replacement; at the $k$-th key the Bayes posterior is uniform over the $V - k + 1$ values not
-# yet revealed. The authors' code has two layouts: in the *separate* one (their `sepvocab`,
-# the layout of their released analysis checkpoints) keys and values have their own tokens, so
-# the $V$ value tokens are the hypotheses; in the *shared* one (the default of their data
-# generator) keys and values are the same $V$ tokens, every pair is shown and a final query key
-# from the context asks again. The same model is trained on each. Besides the MAE over every
-# scored position, the table gives it over the key positions alone (where the authors'
-# evaluation measures) and, for the shared layout, the model's entropy at the final query,
-# whose Bayes entropy is 0: the answer is in the context, to be looked up.
+# yet revealed. The authors' code has two layouts: in the *separate* one (their separate
+# vocabularies,[^layout-separate] the layout of their released analysis checkpoints) keys and
+# values have their own tokens, so the $V$ value tokens are the hypotheses; in the *shared* one
+# (the default of their data generator) keys and values are the same $V$ tokens, every pair is
+# shown and a final query key from the context asks again. The same model is trained on each.
+# Besides the MAE over every scored position, the table gives it over the key positions alone
+# (where the authors' evaluation measures) and, for the shared layout, the model's entropy at
+# the final query, whose Bayes entropy is 0: the answer is in the context, to be looked up.
+#
+# [^layout-separate]: The switch `separate_key_value_vocab` of
+#     `experiments/paper1_bijection/train.py` in the authors' repository; their analysis suite
+#     calls the layout `sepvocab`.
 
 # %%
 reader_table(tables.bijection_table(experiment.bijections))
@@ -93,16 +100,18 @@ reader_table(tables.hmm_length_table(experiment.hmm))
 # %% [markdown]
 # Two references put the per-sample error in scale: a predictor that ignores the observations
 # and outputs, at every position, a distribution with the average Bayes entropy of that
-# position has a mean-curve MAE of zero and the per-sample MAE above; the uniform predictor
-# has the per-sample MAE of $\log_2 5$ minus the Bayes entropy. At the boundary of the training
-# length, the error step is the mean error over the five observations after it minus that
-# over the five before it, on the longest test sequences. The authors' own test of length
-# generalisation (`experiments/paper1_hmm/eval_length_gen.py`, `main`) is a ratio: the mean
-# KL to the Bayes posterior at the longer test lengths over the KL at the training length,
-# which they call strong generalisation below 2. Positions beyond the training length have
-# untrained rows of the learned position table, in their model as in this one, so some step
-# at the boundary is expected by construction; the ratio asks whether the error stays of
-# the same size, and is the number the ledger judges.
+# position has a mean-curve MAE of zero and the per-sample MAE above; the uniform predictor has
+# the per-sample MAE of $\log_2 5$ minus the Bayes entropy. At the boundary of the training
+# length, the error step is the mean error over the five observations after it minus that over
+# the five before it, on the longest test sequences. The authors' own test of length
+# generalisation[^length-test] is a ratio: the mean KL to the Bayes posterior at the longer
+# test lengths over the KL at the training length, which they call strong generalisation when
+# under 2. Positions beyond the training length have untrained rows of the learned position
+# table, in their model as in this one, so some step at the boundary is expected by
+# construction; the ratio asks whether the error stays of the same size, and is the number the
+# ledger judges.
+#
+# [^length-test]: `experiments/paper1_hmm/eval_length_gen.py`, its function `main`.
 
 
 # %%
@@ -126,19 +135,24 @@ reader_table(tables.mlp_table(experiment.bijections, experiment.mlps))
 # %% [markdown]
 # ## (d) Keys: two definitions, two layouts, against initialisation
 #
-# The authors' code measures key orthogonality in two ways (see
-# {doc}`/book/manifold_formation` for where): the mean *absolute* off-diagonal cosine between
-# the layer-0 keys of the $V$ hypothesis tokens, taken after the first norm and $W_K$, per
-# head (their analysis suite, `identify_frame_head`); and the *signed* mean cosine of the raw
-# token embeddings through $W_K$ (their Paper I figure script, `qkv_analysis.py`). Both are
-# measured on both layouts, after training and at initialisation. To find which step of a
-# pipeline moves the number, each step is then varied in turn: layer 1 instead of layer 0
-# (the figure script loops over every layer), the tokens `0..V-1` that the figure script
-# takes (the *key* tokens in the separate layout), and the keys the hypotheses carry in
-# context (layer 0 at the value positions, position included, averaged per value symbol).
-# One initialisation is one draw: each statistic is also computed for 100 independent
-# initialisations, whose central 95 % is the null a trained value must leave. Beside them,
-# the numbers the authors' own released checkpoint gives under the first definition.
+# The authors' code measures key orthogonality in two ways (see {doc}`/book/manifold_formation`
+# for where): the mean *absolute* off-diagonal cosine between the layer-0 keys of the $V$
+# hypothesis tokens, taken after the first norm and $W_K$, per head (their analysis
+# suite[^keys-suite]); and the *signed* mean cosine of the raw token embeddings through $W_K$
+# (their Paper I figure script[^keys-figure]). Both are measured on both layouts, after
+# training and at initialisation. To find which step of a pipeline moves the number, each step
+# is then varied in turn: layer 1 instead of layer 0 (the figure script loops over every
+# layer), the tokens $0, \dots, V-1$ that the figure script takes (the *key* tokens in the
+# separate layout), and the keys the hypotheses carry in context (layer 0 at the value
+# positions, position included, averaged per value symbol). One initialisation is one draw:
+# each statistic is also computed for 100 independent initialisations, whose central 95 % is
+# the null a trained value must leave. Beside them, the numbers the authors' own released
+# checkpoint gives under the first definition.
+#
+# [^keys-suite]: `identify_frame_head` of `experiments/jlens/subspaces.py` in the authors'
+#     repository.
+# [^keys-figure]: `experiments/paper1_bijection/figures/qkv_analysis.py`, its subcommand
+#     `orthogonality`.
 
 # %%
 reader_table(tables.key_table(experiment.keys))
@@ -151,7 +165,9 @@ show_figure("fig_key_cosines", figures.key_cosines_figure(experiment.keys))
 # at earlier positions, averaged over heads and probe sequences, per layer; with the keys at
 # the earlier *value* positions (the hypotheses already revealed, which the query must
 # discount; this book's first measure) and at the earlier *key* positions (the authors'
-# `qk-align`).
+# query–key alignment[^qk-align]).
+#
+# [^qk-align]: The authors' `qk-align` analysis.
 
 
 # %%
@@ -199,11 +215,13 @@ reader_table(experiment.manifold.table.round(3), "every protocol")
 # %% [markdown]
 # **The HMM, judged on the authors' protocol.** In HMM filtering the entropy varies between
 # sequences at every position, so an axis can be ordered by the entropy beyond what the
-# position explains. The authors' HMM script (`hmm_geometric_analysis.py`, `analyze_layer`)
-# takes the component among PC1–5 of the last residual stream with the largest $|$Pearson$|$
-# with the entropy. Its correlation within positions (each position's mean removed) is the
-# number the claim needs; its null repeats the whole procedure, component choice included,
-# with the entropies shuffled across sequences within each position, 200 times.
+# position explains. The authors' HMM script[^hmm-geometry] takes the component among PC1–5 of
+# the last residual stream with the largest $|$Pearson$|$ with the entropy. Its correlation
+# within positions (each position's mean removed) is the number the claim needs; its null
+# repeats the whole procedure, component choice included, with the entropies shuffled across
+# sequences within each position, 200 times.
+#
+# [^hmm-geometry]: `analyze_layer` of `experiments/paper1_hmm/figures/hmm_geometric_analysis.py`.
 
 # %%
 reader_table(tables.beyond_table(experiment.hmm_beyond))
@@ -216,12 +234,14 @@ show_figure("fig_hmm_manifold", fig)
 
 # %% [markdown]
 # **Bijections with keys drawn with replacement.** The authors' data generator draws keys
-# *with* replacement unless told otherwise (`experiments/paper1_bijection/train.py`,
-# `build_sequence_from_perm`, `with_replacement=True`). A key seen before has a known value
-# (entropy 0) and a new one a posterior over the values not yet revealed, so the entropy varies
-# between sequences at every key position after the first, and the HMM's protocol can tell an
-# entropy axis from a position axis on bijections too. The same transformer, trained alike on
-# that task (separate layout), is judged by it at the scored key positions.
+# *with* replacement unless told otherwise.[^with-replacement] A key seen before has a known
+# value (entropy 0) and a new one a posterior over the values not yet revealed, so the entropy
+# varies between sequences at every key position after the first, and the HMM's protocol can
+# tell an entropy axis from a position axis on bijections too. The same transformer, trained
+# alike on that task (separate layout), is judged by it at the scored key positions.
+#
+# [^with-replacement]: `build_sequence_from_perm` of `experiments/paper1_bijection/train.py`,
+#     whose `with_replacement` is `True` by default.
 
 # %%
 reader_table(tables.beyond_table(experiment.replacement.beyond))

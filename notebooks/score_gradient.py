@@ -18,12 +18,16 @@
 # $B$, $A$ and $\partial L/\partial s$ of one head; the effect of one descent step on the
 # attention mass; and the cost of the closed-form diagnostics.
 #
-# The parameters below are set by papermill when the book is built. `profile` is `quick`
-# (a laptop CPU, seconds) or `paper` (more and larger random heads); `device` is `auto`,
-# `cpu` or `cuda`; `settings_file`, when set, names a JSON file of settings to run with
-# instead of the profile's. The experiment's code is the library's
-# `attention_dynamics.chapters.score_gradient`; this notebook runs it once, as the command
-# line `python -m attention_dynamics run score_gradient` does, and shows its parts.
+# Papermill sets the parameters of the next cell when the book is built:[^parameters] the
+# profile, quick (a laptop CPU, seconds) or paper (more and larger random heads); the device,
+# picked automatically or named; and, if given, a JSON file of settings that replaces the
+# profile's. The experiment is a module of the library;[^module] this notebook runs it once,
+# as the command line does,[^command] and shows its parts.
+#
+# [^parameters]: `profile` (`quick` or `paper`), `device` (`auto`, `cpu` or `cuda`) and
+#     `settings_file`.
+# [^module]: `attention_dynamics.chapters.score_gradient`, its function `run`.
+# [^command]: `python -m attention_dynamics run score_gradient`.
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -82,7 +86,8 @@ show_figure("fig_score_heatmaps", figures.score_heatmaps(experiment.matrices))
 # attention-weighted baseline (their value lowers the loss). The proposition of the chapter says
 # that the mass $\sum_{j \in N_i} \alpha_{ij}$ rises, to first order in $\eta$, in every row with
 # a non-zero advantage, and that the loss falls. We measure both at three step sizes, with
-# $\eta$ chosen per problem so that the largest score moves by `step` (in score units).
+# $\eta$ chosen per problem so that the largest score moves by the step size that labels each
+# row of the table (in score units).
 # Rows whose predicted change is below $10^{-12}$ (a single key, or an advantage so small that
 # the change is lost in float64 rounding) are left out, and so are problems with no such row.
 
@@ -103,7 +108,7 @@ show_figure("fig_mass_shift", figures.mass_shift_figure(experiment.score_step))
 # step, (i) on the scores, (ii) on the weights (the exact new scores, second order included),
 # (iii) on the weights of the same head fed orthonormal inputs ($X X^\top = I$: the input Gram
 # matrix drops out, $Q Q^\top$ and $K K^\top$ remain). Each step is scaled so that the largest
-# score moves by `step`.
+# score moves by the table's step size.
 
 # %%
 reader_table(tables.weight_step_table(experiment.weight_step))
@@ -111,9 +116,10 @@ reader_table(tables.weight_step_table(experiment.weight_step))
 # %% [markdown]
 # The same measure on heads that have been trained: the one-head model of
 # {doc}`/book/em_reading` on the sticky chain, one head per seed, at initialisation and
-# after `sticky_steps` full-batch steps of the EM-like schedule on a sequence of `sticky_T`
-# symbols, each measured on the first `sticky_window` positions of a fresh sequence of its
-# chain, with the small step.
+# after {glue:text}`sticky_steps:,.0f` full-batch steps of the EM-like schedule on a sequence
+# of {glue:text}`sticky_sequence_length:,.0f` symbols, each measured on the first
+# {glue:text}`sticky_window:,.0f` positions of a fresh sequence of its chain, with the small
+# step.
 
 # %%
 reader_table(tables.trained_heads_table(experiment.trained))
@@ -125,16 +131,17 @@ show_figure("fig_weight_step_rows", figures.weight_step_figure(experiment.weight
 # ## (e) The cost of the diagnostics
 #
 # The backward pass of a training step already forms $B$, as the gradient of the weights
-# ($\partial L/\partial \alpha_{ij} = u_i \cdot v_j$), and every value update; kept, they
-# leave the baseline $u_i \cdot o_i$, $A$ and $\partial L/\partial s$ to a few elementwise
-# products (`attention_dynamics.book.benchmarking.routing_diagnostics`). We time three
-# things on one problem (batch 8, 4 heads, widths 32): a plain forward and backward pass;
-# the same pass keeping those gradients, followed by the diagnostics; and the route that
-# does not use the routing law, one autograd call per allowed score pair
-# $\partial L / \partial s_{ij}$, each call reading one entry. The per-pair route is what
-# differentiating each score separately costs; autograd can also return the whole matrix
-# $\partial L/\partial s$ in one pass if asked to retain it, which the overhead ratio below
-# (diagnosed against a plain step) bounds from above.
+# ($\partial L/\partial \alpha_{ij} = u_i \cdot v_j$), and every value update; kept, they leave
+# the baseline $u_i \cdot o_i$, $A$ and $\partial L/\partial s$ to a few elementwise products
+# (one function of the library does it[^diagnostics]). We time three things on one problem
+# (batch 8, 4 heads, widths 32): a plain forward and backward pass; the same pass keeping those
+# gradients, followed by the diagnostics; and the route that does not use the routing law, one
+# autograd call per allowed score pair $\partial L / \partial s_{ij}$, each call reading one
+# entry. The per-pair route is what differentiating each score separately costs; autograd can
+# also return the whole matrix $\partial L/\partial s$ in one pass if asked to retain it, which
+# the overhead ratio below (diagnosed against a plain step) bounds from above.
+#
+# [^diagnostics]: `attention_dynamics.book.benchmarking.routing_diagnostics`.
 
 # %%
 reader_table(tables.diagnostics_table(experiment.cost))

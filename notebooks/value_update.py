@@ -67,10 +67,10 @@ glue_each(words.page_phrases(experiment))
 # %% [markdown]
 # ## The value-update identity on the toy
 #
-# One step of plain SGD (``torch.optim.SGD``, autograd) on the free values, from the initial
+# One step of PyTorch's plain SGD (gradients by autograd) on the free values, from the initial
 # head of every seed at once, against the closed form
-# $\Delta v_j = -\eta\sum_i \alpha_{ij} u_i$ with $u_i$ computed by hand from the softmax
-# (no autograd). Then the same for the $W_V$ form, where values are projections $v_j = z_j W_V$ of
+# $\Delta v_j = -\eta\sum_i \alpha_{ij} u_i$ with $u_i$ computed by hand from the softmax (no
+# autograd). Then the same for the $W_V$ form, where values are projections $v_j = z_j W_V$ of
 # fixed slot embeddings $Z$ (here with fewer dimensions than slots, so that the Gram matrix
 # $Z Z^\top$ is far from the identity and the filtering is visible).
 
@@ -236,13 +236,15 @@ show_figure("fig_value_init_sweep", figures.init_sweep_figure(sweep))
 # ## EM proper: the values solved in closed form
 #
 # With free values read out by the identity, chapter 3's M-step has a closed form: each value
-# becomes the log of its responsibility-weighted class histogram,
-# $v_j = \log h_j$ with $h_j[c] \propto \sum_i \alpha_{ij}[y_i = c]$. Alternating a gradient
-# step on the routing with that solve (`train_toy_routing(..., value_update="closed-form")`) is
-# EM on the score mixture with a gradient step for the frame. It starts from the same heads and
-# data as the coupled run. The solve minimises the mixture's bound
+# becomes the log of its responsibility-weighted class histogram, $v_j = \log h_j$ with
+# $h_j[c] \propto \sum_i \alpha_{ij}[y_i = c]$. Alternating a gradient step on the routing with
+# that solve (the toy's training loop with its closed-form value update[^closed-form]) is EM on
+# the score mixture with a gradient step for the frame. It starts from the same heads and data
+# as the coupled run. The solve minimises the mixture's bound
 # $Q = \frac1N\sum_{ij}\alpha_{ij}\,\mathrm{CE}(y_i, \mathrm{softmax}(v_j))$, which lies above
 # the head's cross-entropy $L$ (Jensen), not $L$ itself; both are recorded at the end.
+#
+# [^closed-form]: `train_toy_routing(..., value_update="closed-form")`.
 
 # %%
 em = experiment.em

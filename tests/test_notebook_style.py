@@ -1,6 +1,8 @@
 """The notebooks' code fits the book's code blocks: every code line at most 88 columns. And
 chapter 3's page reads in minutes (issue 38): at most half of the 238 numbers it once glued, and
-no bold, which the book keeps for verdicts (glued from the report, never typed on the page)."""
+no bold, which the book keeps for verdicts (glued from the report, never typed on the page).
+The chapters' pages and the notebooks' markdown cells name no code in their reading text: the
+library's and the authors' files and functions only in footnotes (issue 38)."""
 
 import re
 from pathlib import Path
@@ -108,3 +110,26 @@ def test_the_inline_code_check_finds_what_it_must():
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
 def test_a_chapter_cites_code_in_its_footnotes_only(path):
     assert inline_code(path.read_text()) == []
+
+
+def notebook_inline_code(notebook) -> list[str]:
+    """The inline code spans of a notebook's reading text, as ``"cell N: span"``: those of
+    :func:`inline_code` in each markdown cell (a footnote's definition sits in the cell that
+    cites it); code cells are code, and may name anything."""
+    return [f"cell {index}: {span}" for index, cell in enumerate(notebook.cells)
+            if cell.cell_type == "markdown" for span in inline_code(cell.source)]
+
+
+def test_the_notebook_check_reads_the_markdown_cells():
+    notebook = jupytext.reads(
+        "# %% [markdown]\n# The next cell trains `train_fresh` seeds.[^n]\n#\n"
+        "# [^n]: `attention_dynamics.sticky.fresh.train_fresh`.\n\n"
+        "# %%\nrun = \"`in_code`\"  # `in_a_comment`\n\n"
+        "# %% [markdown]\n# A {glue:text}`sticky_steps:,.0f` steps, then `sticky_T`.\n",
+        fmt="py:percent")
+    assert notebook_inline_code(notebook) == ["cell 0: train_fresh", "cell 2: sticky_T"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_a_notebook_cites_code_in_its_footnotes_only(path):
+    assert notebook_inline_code(jupytext.read(path)) == []
