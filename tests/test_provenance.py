@@ -145,3 +145,12 @@ def test_committed_profile_results_carry_their_reasons(tmp_path):
     assert found["stale_reasons"] == [f"rule changed or added since: {key}"]
     with pytest.raises(ValueError, match="profile"):
         load_profile_results("fast", tmp_path)
+
+
+def test_the_scheduler_names_a_slurm_array_task_a_job_or_none():
+    from attention_dynamics.book.provenance import scheduler
+
+    assert scheduler({"SLURM_ARRAY_JOB_ID": "12", "SLURM_ARRAY_TASK_ID": "3",
+                      "SLURM_JOB_ID": "15"}) == "Slurm array job 12, task 3"
+    assert scheduler({"SLURM_JOB_ID": "15"}) == "Slurm job 15"
+    assert scheduler({"HOME": "/root"}) == "none"

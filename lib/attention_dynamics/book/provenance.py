@@ -22,6 +22,7 @@ import ast
 import hashlib
 import importlib
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -314,9 +315,22 @@ def cpu_features() -> str:
     return " ".join(feature for feature in CPU_FEATURES if feature in flags.split()) or "none"
 
 
+def scheduler(environment: Mapping[str, str] | None = None) -> str:
+    """What started this process, from Slurm's variables in ``environment`` (default: this
+    process's): ``"Slurm array job J, task T"``, ``"Slurm job J"``, or ``"none"`` (a local run)."""
+    environment = os.environ if environment is None else environment
+    if "SLURM_ARRAY_JOB_ID" in environment:
+        return (f"Slurm array job {environment['SLURM_ARRAY_JOB_ID']}, "
+                f"task {environment.get('SLURM_ARRAY_TASK_ID', 'unknown')}")
+    if "SLURM_JOB_ID" in environment:
+        return f"Slurm job {environment['SLURM_JOB_ID']}"
+    return "none"
+
+
 def environment_versions() -> dict[str, str]:
     """Versions of what produced a result: library, torch, Python, platform, CPU model and its
-    instruction sets, threads, and the CPU dispatch
+    instruction sets, threads, the scheduler that started it (:func:`scheduler`), and the CPU
+    dispatch
     (:func:`~attention_dynamics.dispatch.dispatch_state`: torch's capability, MKL's and
     oneDNN's modes, whether the pin held)."""
     import torch
@@ -334,4 +348,5 @@ def environment_versions() -> dict[str, str]:
         "cpu_features": cpu_features(),
         "torch_threads": str(torch.get_num_threads()),
         "cuda_device": torch.cuda.get_device_name() if torch.cuda.is_available() else "none",
+        "scheduler": scheduler(),
     }
