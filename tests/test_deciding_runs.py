@@ -12,6 +12,7 @@ from attention_dynamics.book.verdicts import (
     DecidingRun,
     Null,
     ShortBudget,
+    Solved,
     registered_change,
 )
 
@@ -66,6 +67,20 @@ def test_a_row_left_open_for_budget_names_the_registered_run_and_a_decided_row_d
     assert row["would change"].startswith("the run registered to decide it: the decide profile")
     solved = {"ch": short["ch"] | {"metrics": {"error": 0.01, "plateau": 0.4, "sequences": 1000}}}
     assert "registered" not in claim.row(solved)["would change"]
+
+
+def test_a_row_waiting_on_another_measure_names_it_not_a_larger_run():
+    """A check that names another setting or measure (a larger run of this one would not
+    decide) keeps its own words, though the claim registers larger runs."""
+    measure = "a settling measure a jittering state can meet"
+    claim = Claim("attention settles first", "Paper II", "first", "ch", "share",
+                  Null("no order", value=0.5), BeatsNull(at_most=False),
+                  solved=Solved("settle", 0.8, relative_to="steps", other_setting=measure),
+                  decided_by=(DECIDE, PAPER))
+    row = claim.row({"ch": {"metrics": {"share": 1.0, "settle": 100, "steps": 100},
+                            "profile": "quick", "device": "cpu"}})
+    assert (row["verdict"], row["basis"]) == ("inconclusive", "undecided for budget")
+    assert row["would change"] == measure
 
 
 def test_a_registered_run_is_part_of_the_fingerprint_and_checks_its_input():

@@ -95,19 +95,19 @@ EM_SEEDS = "share of the seeds, the authors' five and in decide 43 more,"
 def settled_before_end(metric: str, steps: str) -> Solved:
     """The check that every seed's attention settled (``metric``: the latest seed's settling
     step) before the last :data:`SETTLED_BEFORE_END` of the run (``steps``: its length), without
-    which the run cannot show the order of settling. Undecidable by design where unmet: at a
-    rate that keeps the state jittering, the distances left to the end state stay a fixed
-    fraction of their start whatever the run's length (chapter 3's tripled fresh runs settled
-    no more often), so what decides is a settling measure such a process can meet."""
+    which the run cannot show the order of settling. Where unmet, a longer run is not what
+    decides: at a rate that keeps the state jittering, the distances left to the end state stay
+    a fixed fraction of their start whatever the run's length (chapter 3's tripled fresh runs
+    settled no more often), so the row waits for a settling measure such a process can meet."""
     return Solved(metric, max_error=1 - SETTLED_BEFORE_END,
                   unmet=f"the attention of a seed had not settled before the last "
                         f"{SETTLED_BEFORE_END:.0%} of the run (a part that is not at rest before "
                         f"its end window counts as not settled), so that the run cannot show the "
                         f"order; at this rate a longer run settles no more often",
                   relative_to=steps,
-                  by_design="a settling measure that a state jittering about its end can meet "
-                            "(the same runs cooled down to a small rate at their end, or timed "
-                            "on averaged weights), registered before its run")
+                  other_setting="a settling measure that a state jittering about its end can "
+                                "meet (the same runs cooled down to a small rate at their end, or "
+                                "timed on averaged weights), registered before its run")
 
 
 def quoted(number) -> str:

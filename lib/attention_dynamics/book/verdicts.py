@@ -1066,12 +1066,16 @@ class Decision:
         would_change: a short sentence, never empty: the value that would flip a decided
             verdict, the training or seeds that would decide one undecided for budget, or the
             task that could decide one undecidable by design.
+        larger_run_decides: whether a larger run of the same setting (a claim's registered
+            deciding run) is what would decide a verdict left undecided for budget; false where
+            a check names another setting or measure instead.
     """
 
     verdict: str
     reason: str
     basis: str
     would_change: str
+    larger_run_decides: bool = True
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -1130,7 +1134,8 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
     for check in (solved if isinstance(solved, tuple) else (solved,)):
         unsolved = check.reason(metrics) if check is not None else None
         if unsolved:
-            return Decision(INCONCLUSIVE, unsolved, check.basis, check.would_decide(metrics))
+            return Decision(INCONCLUSIVE, unsolved, check.basis, check.would_decide(metrics),
+                            larger_run_decides=getattr(check, "other_setting", None) is None)
     failing = [(reason, check.would_decide(metrics)) for check in (still_learning, budget)
                if check is not None for reason in [check.reason(metrics)] if reason]
     unfinished = " and ".join(reason for reason, _ in failing)
@@ -1446,7 +1451,7 @@ class Claim:
             "basis": made.basis if self.control is None else CONTROL,
             "would change": registered_change(self.decided_by, content["profile"])
             if self.decided_by and made.verdict == INCONCLUSIVE and made.basis == FOR_BUDGET
-            else made.would_change,
+            and made.larger_run_decides else made.would_change,
             "shown with": "; ".join(
                 f"{label}: {written(_metric(metrics, metric, f'claim {self.claim!r}'))}"
                 for label, metric in self.shown_with),
