@@ -152,10 +152,14 @@ def budget(arch: str, task: str, metric: str) -> ShortBudget:
 
 # a verdict that rests on a model not having learned counts only once the run has trained
 # SOLVE_MULTIPLE times the steps that solving the task took (a reference's, or its own): then
-# at least two thirds of the run lie after the task was solved, twice as long a late phase as
-# the whole of learning the task, so a geometry or a dynamics that training forms after solving
-# had that long to show. One multiple for the whole ledger, in chapter 5 (the transformer's
-# solve step) as in chapter 4 (the run's own), set with chapter 5's budget before its runs
+# at least two thirds of the run lie after the task was solved, twice as many steps as the whole
+# of learning the task, so a geometry or a dynamics that training forms after solving had that
+# long to show. Counted in steps: where the rate decays (chapter 4's cosine to zero), the late
+# phase gets less of the summed rate than its steps (at a solve step of a third of the run, about
+# 0.64 times the early phase's): a weaker guarantee there, one reason the constant-rate runs
+# of part (g) are the ones that time settling. One multiple for the whole ledger, in chapter 5
+# (the transformer's solve step) as in chapter 4 (the run's own), set with chapter 5's budget
+# before its runs
 SOLVE_MULTIPLE = 3
 
 
