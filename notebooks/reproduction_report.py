@@ -96,11 +96,18 @@ display(
 # ## Registered deciding runs
 #
 # Each claim that a smaller run can leave undecided registers, before they run, the runs that
-# decide it: a chapter profile with its seeds and steps, and their estimated cost. A row left
-# undecided for budget names the next of them as what would change it.
+# decide it: a chapter profile with its seeds and steps. Claims that share their runs share a
+# row; a cell gives the estimated cost of the chapter's whole run and whether it was made. A row
+# left undecided for budget names the next of them as what would change it.
 
 # %% tags=["remove-input"]
-reader_table(report.deciding_runs_table(ledger), "the registered runs")
+registering = sum(1 for claim in ledger.claims if claim.decided_by)
+reader_table(
+    report.deciding_runs_table(ledger),
+    f"the runs registered to decide {registering} claims",
+    fold_rows=0,
+    wrap=True,
+)
 
 # %% [markdown]
 # ## Rule changes

@@ -3,9 +3,12 @@
 import dataclasses
 import importlib
 
+import pandas as pd
 import pytest
 
+from attention_dynamics.book import report
 from attention_dynamics.book.claims import DECIDING_RUNS, REGISTRY
+from attention_dynamics.book.rule_log import identifiers_in
 from attention_dynamics.book.verdicts import (
     BeatsNull,
     Claim,
@@ -36,6 +39,31 @@ def test_each_registered_run_is_its_profiles_run(key):
         chosen = chapter.settings(run.profile)
         assert setting(chosen, run.seeds_setting) == run.seeds, (key, run.profile)
         assert setting(chosen, run.steps_setting) == run.steps, (key, run.profile)
+
+
+def test_the_reports_table_of_the_registered_runs_reads_in_a_narrow_column():
+    """The report's table of the registry's runs: three columns, each registered run once per
+    claim that registers it, its cell a few short sentences (a cost is its estimate alone)
+    and no name from the code in any cell."""
+    claims = list(REGISTRY.values())
+    headline = pd.DataFrame({"claim": [claim.claim for claim in claims]},
+                            index=range(1, len(claims) + 1))
+    ledger = report.Ledger(claims, {}, {}, headline, [None] * len(claims), headline)
+    table = report.deciding_runs_table(ledger)
+    assert list(table.columns) == ["claims", "decide profile", "paper profile"]
+    listed = [int(name.split(".")[0]) for cell in table["claims"] for name in cell.split("; ")]
+    assert sorted(listed) == [number for number, claim in zip(ledger.numbers, claims, strict=True)
+                              if claim.decided_by]
+    assert len(table) < len(listed)  # claims decided by the same runs share a row
+    for profile in ("decide", "paper"):
+        cells = table[f"{profile} profile"].dropna()
+        runs = [run for claim in claims for run in claim.decided_by if run.profile == profile]
+        assert sum(len(cell.split("; ")) for cell in table.loc[cells.index, "claims"]) == len(runs)
+        assert all(len(cell) <= 100 for cell in cells), profile
+    assert all(report.RUN_ESTIMATE.search(run.cost) for claim in claims
+               for run in claim.decided_by)
+    assert [cell for cell in table.fillna("").to_numpy().ravel()
+            if identifiers_in(cell, REGISTRY)] == []
 
 
 def test_registered_runs_come_smallest_profile_first():

@@ -44,7 +44,7 @@ from book_build.plain_markdown import NotebookContext, page_references, plain_ma
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = book_notebooks(ROOT / "_toc.yml")
-RAW_MYST = re.compile(r"\{[\w:+-]+\}`|^\s*(:::|```\{)|^\s*\([\w:.-]+\)=\s*$", re.M)
+RAW_MYST = re.compile(r"\{[\w:+-]+\}`|^\s*(:::|```\{)|^\s*\([\w:.-]+\)=\s*$|\[\^", re.M)
 PAGE = """<nav><a class="reference internal" href="../book/ch.html">1. Chapter in the menu</a></nav>
 <article class="bd-article">
 <a class="reference internal" href="../book/ch.html"><span class="doc">The chapter</span></a>
@@ -90,6 +90,56 @@ def test_directives_and_targets_become_plain_markdown():
         "> **Why**\n>\n> > **Tip**\n> >\n> > in")
     with pytest.raises(BuildError, match="never closed"):
         plain_markdown(":::{note}\nopen", _context())
+
+
+def test_footnotes_become_numbers_and_notes_at_the_end_of_their_cell():
+    """Numbered across the notebook in order of first reference (a footnote referenced again in a
+    later cell keeps its number), each note at the end of the cell that defines it, in order."""
+    context = _context()
+    cells = ["Layers[^encoder] (pre-norm) and a scan.[^scan] See {eq}`eq-law`.\n\n"
+             "[^scan]: The default, `scan=\"auto\"`; not `[^a-z]`.\n"
+             "[^encoder]: PyTorch's encoder layers,\n    `TransformerEncoder`.",
+             "The same layers[^encoder] again[^encoder](twice)."]
+    assert [plain_markdown(cell, context) for cell in cells] == [
+        "Layers[1] (pre-norm) and a scan.[2] See (1.3).\n\n---\n\n"
+        "1. PyTorch's encoder layers,\n   `TransformerEncoder`.\n"
+        "2. The default, `scan=\"auto\"`; not `[^a-z]`.",
+        "The same layers[1] again\\[1\\](twice)."]
+    assert context.footnotes == {"encoder": 1, "scan": 2}
+    # a rule ends a list the cell closes with, so that the notes keep their numbers; a note
+    # defined apart from the one before it in number starts a list of its own
+    context = _context()
+    assert plain_markdown("One[^b].", context) == "One[1]."
+    assert plain_markdown("1. a\n2. c[^c] and d[^d]\n\n[^d]: D.\n[^b]: B.", context) == (
+        "1. a\n2. c[2] and d[3]\n\n---\n\n1. B.\n\n3) D.")
+
+
+class _Anything(dict):
+    """A page's links or a notebook's glued values that hold any key (a stand-in value)."""
+
+    def __contains__(self, key):
+        return True
+
+    def __missing__(self, key):
+        return self.default
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.py")), ids=lambda p: p.stem)
+def test_no_footnote_is_left_raw_in_a_downloaded_notebook(path):
+    """Every notebook's markdown, converted cell by cell as its download is, keeps no ``[^``, and
+    each footnote it references has its one note."""
+    import jupytext
+
+    references, glued = _Anything(), _Anything()
+    references.default = page_references(PAGE, "notebooks/demo.html")["#prop-law"]
+    glued.default = {"text/plain": "1", "text/markdown": "1"}
+    context = NotebookContext(path.stem, "notebooks/demo.html", references, glued, None)
+    converted = [plain_markdown(cell.source, context)
+                 for cell in jupytext.read(path).cells if cell.cell_type == "markdown"]
+    assert not [cell for cell in converted if "[^" in cell]
+    notes = [int(note) for cell in converted
+             for note in re.findall(r"^(\d+)[.)] ", cell.partition("\n---\n")[2], re.M)]
+    assert sorted(notes) == list(range(1, len(context.footnotes) + 1))
 
 
 def test_a_reference_the_page_does_not_show_is_an_error():

@@ -20,6 +20,7 @@ from attention_dynamics.book import report  # noqa: E402
 from attention_dynamics.book.claims import REGISTRY  # noqa: E402
 from attention_dynamics.book.results import Results  # noqa: E402
 from attention_dynamics.book.rule_log import identifiers_in  # noqa: E402
+from attention_dynamics.book.tables import reader_table  # noqa: E402
 from attention_dynamics.book.verdicts import BeatsNull, Bound, Claim, Null, SeedShare  # noqa: E402
 
 EXACT = Claim("identity", "Paper II", "exact", "score_gradient", "error",
@@ -388,18 +389,58 @@ def test_each_chapter_page_opens_with_its_findings_box_glued_by_the_report():
     assert "glue_each(report.findings_boxes(ledger))" in notebook
 
 
-def test_the_registered_runs_table_lists_each_run_and_where_it_stands():
+def test_the_registered_runs_table_gives_a_row_per_run_after_the_claims_it_decides():
+    from attention_dynamics.book.verdicts import DecidingRun
+
+    decide = DecidingRun("decide", 6, 1500, "n_seeds", "steps",
+                         "the chapter's decide profile, about 75 CPU-minutes")
+    paper = DecidingRun("paper", 5, 20_000, "n_seeds", "steps",
+                        "about 8 GPU-hours on one consumer GPU at Paper I's rate")
+    registered = dataclasses.replace(LOWER, decided_by=(decide, paper))
+    # the same runs: the same row; a claim without a paper run: a row of its own
+    same = dataclasses.replace(LOWER, key="em-lower-again", claim="EM-like ends lower again",
+                               decided_by=(decide, paper))
+    alone = dataclasses.replace(LOWER, key="em-lower-alone", claim="EM-like ends lower alone",
+                                decided_by=(dataclasses.replace(decide, seeds=32),))
+    ledger = report.build_ledger([EXACT, registered, alone, same], quick_results(), {})
+    table = report.deciding_runs_table(ledger)
+    space = "\N{NO-BREAK SPACE}"  # a number stays on the line of its unit
+    decide_cell = (f"6{space}seeds × 1,500{space}steps, in the chapter's run of about "
+                   f"75{space}CPU-minutes. ")
+    paper_cell = (f"5{space}seeds × 20,000{space}steps, in the chapter's run of about "
+                  f"8{space}GPU-hours. Not yet made.")
+    assert table.fillna("").to_dict("list") == {
+        "claims": [f"2.{space}EM-like ends lower; 4.{space}EM-like ends lower again",
+                   f"3.{space}EM-like ends lower alone"],
+        "decide profile": [decide_cell + "Not yet made.",
+                           decide_cell.replace("6", "32", 1) + "Not yet made."],
+        "paper profile": [paper_cell, ""]}
+    shown = reader_table(table, "the registered runs", fold_rows=0, wrap=True)
+    assert shown.frame.loc[1, "paper profile"] == "—" and shown.folded and shown.wrap
+
+    def stands(content: dict) -> list[str]:
+        made = dataclasses.replace(ledger, decided={registered.notebook: content})
+        return list(report.deciding_runs_table(made)["decide profile"].str.removeprefix(
+            decide_cell).str.removeprefix(decide_cell.replace("6", "32", 1)))
+
+    assert stands({"stale": False}) == ["Made, current."] * 2
+    assert stands({"stale": True}) == ["Made, stale until rerun."] * 2
+    # a rule changed since the run makes its own claim's run stale, and parts it from the row
+    # of a claim whose run is current
+    assert stands({"stale": False, "stale_claims": [same.key]}) == [
+        "Made, current.", "Made, current.", "Made, stale until rerun."]
+
+
+def test_where_a_registered_run_stands_in_words():
     from attention_dynamics.book.verdicts import DecidingRun
 
     decide = DecidingRun("decide", 6, 1500, "n_seeds", "steps", "ten minutes")
     paper = DecidingRun("paper", 5, 20_000, "n_seeds", "steps", "eight GPU-hours")
     registered = dataclasses.replace(LOWER, decided_by=(decide, paper))
     ledger = report.build_ledger([EXACT, registered], quick_results(), {})
-    table = report.deciding_runs_table(ledger)
-    assert list(table["run"]) == ["decide profile", "paper profile"]
-    assert list(table["steps per seed"]) == ["1,500", "20,000"]
-    assert list(table["where it stands"]) == ["not yet made", "not yet made (a GPU run)"]
-    assert all(name.startswith("2. ") for name in table["claim"])  # the claim's table number
+    assert report.deciding_run_state(decide, registered, ledger) == "not yet made"
+    assert report.deciding_run_state(paper, registered, ledger) == "not yet made (a GPU run)"
+
     def state(content: dict) -> str:
         decided = {registered.notebook: content}
         return report.deciding_run_state(decide, registered,

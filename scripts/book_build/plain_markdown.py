@@ -2,11 +2,14 @@
 
 The book's notebooks write cross-references as MyST roles (``{doc}`...```, ``{prf:ref}`...```,
 ``{eq}`...```, ``{glue:text}`...```) and may hold directive fences (``:::{note}``) and targets
-(``(label)=``); a plain Jupyter shows them raw. :func:`plain_markdown` replaces each by what the
+(``(label)=``) and footnotes (``[^name]``, defined by a line ``[^name]: text`` at the end of
+the cell); a plain Jupyter shows them raw. :func:`plain_markdown` replaces each by what the
 rendered page shows there: a reference by its text on the page (``Proposition 2.1``, ``(2.8)``,
 a chapter's title), as a link to the published page when the book's address is known; a glued
 number by its value, formatted as the page formats it; a directive by a bold title over its
-content as a quotation; a target by nothing.
+content as a quotation; a target by nothing; a footnote by its number in brackets (``[1]``,
+numbered across the notebook in order of first reference, as the page numbers them), its text
+a numbered note at the end of the cell that defines it, below a rule (:func:`convert_footnotes`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from book_build import BuildError
 
@@ -28,6 +31,11 @@ ANCHOR = re.compile(r'<a class="reference internal" href="(?P<href>[^"]*)"[^>]*>
 ARTICLE = re.compile(r"<article\b.*?</article>", re.S)
 TAG = re.compile(r"<[^>]+>")
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+FOOTNOTE_DEFINITION = re.compile(r"^ {0,3}\[\^(?P<label>[^\]\s]+)\]:[ \t]*(?P<text>.*)$")
+FOOTNOTE_REFERENCE = re.compile(r"(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+                                r"|\[\^(?P<label>[^\]\s]+)\](?P<next>[(\[]?)")
+"""A footnote reference, or an inline code span (in which ``[^...]`` is code, not a reference)."""
+CODE_FENCE = re.compile(r"^ {0,3}(?P<marker>`{3,}|~{3,})")
 
 LABEL_ROLES = {"ref": "", "numref": "", "prf:ref": "", "eq": "equation-"}
 """Roles that name a label, and the prefix Sphinx gives the label's HTML id."""
@@ -94,6 +102,9 @@ class NotebookContext:
     """The values it glues: name -> mime type -> data (:func:`glued_values`)."""
     site_url: str | None
     """The published book's address, ending in ``/``; references become links to it."""
+    footnotes: dict[str, int] = field(default_factory=dict)
+    """The numbers of the footnotes met so far in the notebook's cells, by label: each the
+    next number when first referenced (or defined, if its definition comes first)."""
 
     def link(self, text: str, path: str) -> str:
         """``text`` as a link to the page ``path`` of the published book, if its address is
@@ -223,7 +234,102 @@ def convert_fences(lines: list[str]) -> list[str]:
     return converted
 
 
+def footnote_number(label: str, numbers: dict[str, int]) -> int:
+    """The number of footnote ``label`` in ``numbers``, given the next one if it has none yet."""
+    return numbers.setdefault(label, len(numbers) + 1)
+
+
+def split_footnote_definitions(lines: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The lines without their footnote definitions, and the definitions' text by label (the
+    lines of each, dedented: its first line's text, the lines that continue its paragraph and
+    the indented lines after it, blank lines between them kept). Code blocks are left alone."""
+    kept, definitions = [], {}
+    fence = None
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        opening = CODE_FENCE.match(line)
+        if fence is not None or opening:
+            if fence is None:
+                fence = opening["marker"]
+            elif line.strip().startswith(fence[0] * len(fence)) and not line.strip(fence[0]).strip():
+                fence = None
+            kept.append(line)
+            index += 1
+            continue
+        definition = FOOTNOTE_DEFINITION.match(line)
+        if definition is None:
+            kept.append(line)
+            index += 1
+            continue
+        if definition["label"] in definitions:
+            raise BuildError(f"the footnote [^{definition['label']}] is defined twice")
+        body = [definition["text"]]
+        index += 1
+        while index < len(lines):
+            line = lines[index]
+            following = next((later for later in lines[index:] if later.strip()), "")
+            if (FOOTNOTE_DEFINITION.match(line)
+                    or (not line.strip() and not following.startswith("    "))
+                    or (not line.startswith("    ") and not body[-1].strip())):
+                break
+            body.append(line[4:] if line.startswith("    ") else line.lstrip())
+            index += 1
+        definitions[definition["label"]] = body
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept, definitions
+
+
+def numbered_notes(definitions: dict[str, list[str]], numbers: dict[str, int]) -> list[str]:
+    """The lines of ``definitions`` as numbered notes in the order of their numbers: one ordered
+    list, or, where the numbers skip (a note defined in another cell), a new list for each run,
+    its delimiter alternating between ``.`` and ``)`` so that Markdown does not renumber it."""
+    notes, previous, delimiter = [], None, "."
+    for number, label in sorted((numbers[label], label) for label in definitions):
+        if previous is not None and number != previous + 1:
+            delimiter = ")" if delimiter == "." else "."
+            notes.append("")
+        marker = f"{number}{delimiter} "
+        first, *rest = definitions[label]
+        notes.append(marker + first)
+        notes += [" " * len(marker) + line if line.strip() else "" for line in rest]
+        previous = number
+    return notes
+
+
+def convert_footnotes(text: str, numbers: dict[str, int]) -> str:
+    """The markdown ``text`` with its footnotes as a plain Jupyter can show them: each reference
+    ``[^name]`` as its number in brackets (``[1]``), each definition ``[^name]: ...`` moved to a
+    numbered note (``1. ...``) at the end of the text, below a rule that ends any list before it.
+
+    ``numbers`` holds the numbers of the notebook's footnotes, by label (updated: a footnote is
+    numbered when first referenced, or when defined before any reference), so that a notebook's
+    cells, converted in order, number their footnotes in order of first reference and a
+    footnote referenced again in a later cell keeps its number.
+    """
+    lines, definitions = split_footnote_definitions(text.split("\n"))
+
+    def reference(match: re.Match) -> str:
+        if match["code"]:
+            return match[0]
+        number = footnote_number(match["label"], numbers)
+        # brackets followed by a parenthesis or a bracket would read as a link
+        return (f"\\[{number}\\]" if match["next"] else f"[{number}]") + match["next"]
+
+    body = FOOTNOTE_REFERENCE.sub(reference, "\n".join(lines))
+    if not definitions:
+        return body
+    for label in definitions:
+        footnote_number(label, numbers)
+    notes = FOOTNOTE_REFERENCE.sub(reference, "\n".join(numbered_notes(definitions, numbers)))
+    return f"{body}\n\n---\n\n{notes}" if body.strip() else notes
+
+
 def plain_markdown(source: str, context: NotebookContext) -> str:
-    """The markdown cell ``source`` with its MyST as plain Markdown (see the module's docstring)."""
-    text = "\n".join(convert_fences(source.split("\n")))
+    """The markdown cell ``source`` with its MyST as plain Markdown (see the module's docstring).
+
+    Convert a notebook's cells in order with one ``context``: footnotes are numbered across them.
+    """
+    text = convert_footnotes("\n".join(convert_fences(source.split("\n"))), context.footnotes)
     return ROLE.sub(lambda match: convert_role(match, context), text)

@@ -954,23 +954,50 @@ def would_decide(ledger: Ledger, number: int) -> str:
             f"{deciding_run_state(later[0], claim, ledger)}")
 
 
+RUN_ESTIMATE = re.compile(r"about [\d,.]+ [\w-]+")
+"""The estimate in a deciding run's cost (``about 75 CPU-minutes`` of "the chapter's decide
+profile, about 75 CPU-minutes"), without what it rests on."""
+NO_BREAK = "\u00a0"
+"""A space at which a line may not break (after a number)."""
+
+
+def _run_cell(run: DecidingRun, claim: Claim, ledger: Ledger) -> str:
+    """A registered ``run`` of ``claim`` in two short sentences: its seeds and steps with the
+    estimate of its cost (that of the chapter's whole run, which makes the runs of the chapter's
+    other claims too), then where it stands (:func:`deciding_run_state`, in fewer words: made
+    and current, made and stale, or not yet made). A number stays on the line of its unit
+    where the cell wraps."""
+    estimate = RUN_ESTIMATE.search(run.cost)
+    cost = re.sub(r"(\d) ", rf"\1{NO_BREAK}", estimate[0] if estimate else run.cost)
+    if run.profile == "decide" and claim.notebook in ledger.decided:
+        state = "Made, current." if ledger.decide_current(claim) else "Made, stale until rerun."
+    else:
+        state = "Not yet made."
+    return (f"{run.seeds}{NO_BREAK}seeds × {run.steps:,}{NO_BREAK}steps, in the chapter's run "
+            f"of {cost}. {state}")
+
+
 def deciding_runs_table(ledger: Ledger) -> pd.DataFrame:
     """The registered deciding runs (each claim's ``decided_by``, of
-    :class:`~attention_dynamics.book.verdicts.DecidingRun`), one row
-    per claim and run, smallest profile first: the claim's short name and table number, the
-    profile, seeds, steps per seed, the estimated cost and where the run stands."""
-    rows = []
+    :class:`~attention_dynamics.book.verdicts.DecidingRun`) for a narrow column: a column per
+    profile, smallest first, whose cells give that profile's run (:func:`_run_cell`: seeds,
+    steps, the chapter run's estimated cost, where it stands; nothing where a claim registers
+    none), and a row per such pair of cells, after the claims that register it (each its table
+    number and short name), in the order of their first claim. Show it with
+    ``reader_table(..., wrap=True)``: its cells wrap."""
+    profiles = [profile for profile in RUN_PROFILES
+                if any(run.profile == profile for claim in ledger.claims
+                       for run in claim.decided_by)]
+    columns = [f"{profile} profile" for profile in profiles]
+    claims: dict[tuple, list[str]] = {}
     for number, claim in zip(ledger.numbers, ledger.claims, strict=True):
-        for run in claim.decided_by:
-            rows.append({
-                "claim": f"{number}. {capitalised(CLAIM_NAMES.get(claim.key, claim.claim))}",
-                "run": f"{run.profile} profile",
-                "seeds": run.seeds,
-                "steps per seed": f"{run.steps:,}",
-                "estimated cost": run.cost,
-                "where it stands": deciding_run_state(run, claim, ledger),
-            })
-    return pd.DataFrame(rows)
+        if claim.decided_by:
+            runs = {run.profile: _run_cell(run, claim, ledger) for run in claim.decided_by}
+            name = capitalised(CLAIM_NAMES.get(claim.key, claim.claim))
+            claims.setdefault(tuple(runs.get(profile) for profile in profiles), []).append(
+                f"{number}.{NO_BREAK}{name}")
+    return pd.DataFrame([["; ".join(names), *cells] for cells, names in claims.items()],
+                        columns=["claims", *columns])
 
 
 def ledger_table(ledger: Ledger, rule_log: Sequence[RuleChange] = RULE_LOG) -> pd.DataFrame:
