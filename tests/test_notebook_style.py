@@ -73,14 +73,19 @@ CHAPTERS = [ROOT / "book" / f"{name}.md" for name in (
     "score_gradient", "value_update", "em_reading", "manifold_formation", "content_routing")]
 
 
+CODE_ROLE = r"\{(?:py:)?(?:func|mod|class|meth|attr|data|obj)\}`([^`]+)`"
+"""A role that names the library's code (a link to the API page, shown as code)."""
+
+
 def inline_code(page: str) -> list[str]:
     """The inline code spans of a page's reading text: outside code blocks, roles (a role's
     target is its syntax, not text) and footnotes, where the authors' files and functions are
     cited. A directive's body (a figure's caption, a proof) is reading text."""
     found, blocks, in_note = [], [], False
     for line in page.splitlines():
-        if line.startswith("```"):
-            opener = line[3:].strip()
+        fence = re.match(r"(`{3,}|~{3,})(.*)$", line)
+        if fence:
+            opener = fence[2].strip()
             if not opener:
                 if blocks:
                     blocks.pop()
@@ -94,17 +99,20 @@ def inline_code(page: str) -> list[str]:
             in_note = False
         if in_note or "code" in blocks:
             continue
+        found += re.findall(CODE_ROLE, line)  # a link to the API renders as code
         words = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", line)
         found += re.findall(r"`([^`]+)`", words)
     return found
 
 
 def test_the_inline_code_check_finds_what_it_must():
-    page = ("Text with `a_name` and a {glue:text}`/n.ipynb::a:.2f` role.[^n]\n"
+    page = ("````{admonition} Findings\n```{glue} box\n```\n````\n"
+            "Text with `a_name` and a {glue:text}`/n.ipynb::a:.2f` role.[^n]\n"
             "```python\nx = `not_here`\n```\n"
             "```{figure} f.png\n\n**Title.** Caption with `caption_code`.\n```\n"
-            "[^n]: The script `train.py`,\n    and `more.py`.\nAfter the note, `after`.\n")
-    assert inline_code(page) == ["a_name", "caption_code", "after"]
+            "[^n]: The script `train.py`,\n    and `more.py`, {func}`~a.b.c`.\n"
+            "After the note, `after` and {mod}`~a.b`.\n")
+    assert inline_code(page) == ["a_name", "caption_code", "~a.b", "after"]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
