@@ -298,7 +298,8 @@ def test_the_sensitivity_paragraph_reads_its_runs_and_says_what_moved_the_number
 def test_the_findings_name_every_claim_that_is_not_reproduced_and_count_the_rest():
     ledger = report.build_ledger([EXACT, LOWER], quick_results(), {})
     text = report.findings_text(ledger)
-    assert text.startswith("**Not reproduced (1).**")
+    assert text.startswith("Of the 2 claims, 1 reproduced, 0 partly, 1 not reproduced, 0 "
+                           "inconclusive.\n\n**Not reproduced (1).**")
     assert "*EM-like ends lower* (row 2, chapter 3)" in text
     assert "Partly" not in text and "Inconclusive" not in text  # no such rows
     assert text.endswith("**Reproduced (1).** The table below gives each with its number and the "
@@ -307,6 +308,21 @@ def test_the_findings_name_every_claim_that_is_not_reproduced_and_count_the_rest
     named = report.findings_text(ledger, {"em-lower": "EM-like's loss ends lower"})
     assert "*EM-like's loss ends lower* (row 2, chapter 3)" in named
     assert "*EM-like ends lower*" not in named
+
+
+
+def test_a_finding_judged_seed_by_seed_gives_its_seeds_not_a_share():
+    """A decided row judged by a share of seeds reads as seeds out of seeds, never as the
+    share set against a per-seed null (which reads as a value of the measure)."""
+    per_seed = Claim("EM-like ends lower on most seeds", "Paper II", "lower", "em_reading",
+                     "lower", Null("SGD", "sgd"), SeedShare("lower_n_seeds", level=0.9),
+                     each_seed=BeatsNull(), key="em-lower-seeds")
+    results = quick_results()
+    results["em_reading"]["metrics"] |= {"lower": 0.6, "lower_n_seeds": 6, "sgd": 0.5} | {
+        f"lower_seed{i}": 0.6 for i in range(6)}
+    text = report.findings_text(report.build_ledger([per_seed], results, {}))
+    assert "0 of 6 seeds show it (each seed's value < the null; the null is SGD (0.500))" in text
+    assert "ours 0 against" not in text
 
 
 SHARE = Claim("EM-like faster on most seeds", "Paper II", "every seed", "em_reading",

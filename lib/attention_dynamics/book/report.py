@@ -242,8 +242,14 @@ def _finding_line(ledger: Ledger, number: int, row: pd.Series,
     claim = ledger.claims[number - 1]
     null = row["null"] if pd.isna(row["null value"]) else (
         f"{row['null']} ({format_number(row['null value'])})")
-    reason = (without_e_notation(row["reason"]) if row["reason"]
-              else f"ours {format_number(row['ours'])} against {null}")
+    counts = _seed_counts(ledger, claim, row)
+    if row["reason"]:
+        reason = without_e_notation(row["reason"])
+    elif counts is not None and claim.each_seed is not None:  # "ours" is a share, not a value
+        reason = (f"{counts[0]:,} of {counts[1]:,} seeds show it (each seed's value "
+                  f"{claim.each_seed.describe()}; the null is {null})")
+    else:
+        reason = f"ours {format_number(row['ours'])} against {null}"
     name = capitalised(names.get(claim.key, "")) or row["claim"]
     return (f"- *{name}* (row {number}, chapter {CHAPTER_NUMBERS[claim.notebook]}): "
             f"{reason}.")
@@ -257,7 +263,10 @@ def findings_text(ledger: Ledger, names: Mapping[str, str] = CLAIM_NAMES) -> str
     (:func:`would_decide`), each group under that sentence, said once for all its rows (many
     rows wait on the same registered run)."""
     claims = ledger.claims_only
-    parts = []
+    tallied = claims["verdict"].value_counts()
+    parts = [f"Of the {len(claims)} claims, " + ", ".join(
+        f"{int(tallied.get(verdict, 0))} {verdict}"
+        for verdict in ("reproduced", "partly", "not reproduced", "inconclusive")) + "."]
     for verdict, heading in FINDING_ORDER.items():
         rows = claims[claims["verdict"] == verdict]
         if rows.empty:
