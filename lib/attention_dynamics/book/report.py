@@ -654,7 +654,7 @@ def provenance_text(ledger: Ledger) -> str:
         "for budget, longer and on more seeds, once, on two CPU cores (the runs each claim "
         "registered before they ran); its "
         "results files are kept with the sources and judged here by the same rules, in the "
-        f"table's *decide* column. Of its {len(decide_table)} rows "
+        f"table's column of the other profile. Of its {len(decide_table)} rows "
         f"({len(decide_table) - controls} claims and {controls} controls), what decides each: "
         + ", ".join(f"{count} {basis}" for basis, count in bases.items())
         + "."
