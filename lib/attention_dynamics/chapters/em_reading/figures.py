@@ -126,7 +126,7 @@ def fresh_figure(fresh: Fresh) -> matplotlib.figure.Figure:
     mass.set_ylabel("same-symbol mass\n/ share (dotted)")
     right.axhline(0.5, color="grey", lw=0.6)
     right.set_xlabel("step (fresh sequences)")
-    right.set_ylabel("distance to final\n/ at start")
+    right.set_ylabel("distance left")
     legend_outside(right, ncol=2,
                    handles=[plt.Line2D([], [], color=COLOURS[n], label=SHORT[n])
                             for n in fresh.runs]
@@ -190,8 +190,8 @@ def frame_precision_figure(rep: Reproduction, settled: Settling, long: LongHoriz
     axes[1].set_ylabel("change per step")
     axes[1].yaxis.set_minor_formatter(NullFormatter())  # the decades only
     axes[2].set_xlabel(f"equivalent step at lr 0.01\n(long horizon, T = {sweep.sequence_length})")
-    axes[2].set_ylabel("distance to final\n/ at start")
-    axes[0].set_ylabel("distance to final\n/ at start")
+    axes[2].set_ylabel("distance left")
+    axes[0].set_ylabel("distance left")
     # one legend for the three panels: the schedules' colours, the attention's and values' lines
     figure_legend(fig, ncol=4, handles=[plt.Line2D([], [], color=COLOURS[n], label=SHORT[n])
                                         for n in rep.runs]
