@@ -462,13 +462,13 @@ def test_where_a_registered_run_stands_in_words():
         return report.deciding_run_state(decide, registered,
                                          dataclasses.replace(ledger, decided=decided))
 
-    assert state({"stale": True}).startswith("made; its results are stale")
-    assert state({"stale": False}) == "made; its results judge the row"
+    assert state({"stale": True}).startswith("made, but its results are stale")
+    assert state({"stale": False}) == "made, and its results judge the row"
     # a rule changed since the run makes its own row stale, not the other rows of the file
     assert state({"stale": False, "stale_claims": [registered.key]}).startswith(
-        "made; its results are stale")
+        "made, but its results are stale")
     assert state({"stale": False, "stale_claims": ["another-claim"]}) == (
-        "made; its results judge the row")
+        "made, and its results judge the row")
 
 
 DECIDE_RUN = dict(seeds_setting="n_seeds", steps_setting="steps")
@@ -494,8 +494,8 @@ def registered_shares():
 def test_a_registered_run_made_but_stale_reads_as_made_not_as_never_made():
     claims, results, decide = registered_shares()
     fresh = report.build_ledger(claims, results, {})
-    assert report.would_decide(fresh, 2) == (f"{decide.describe()}, registered to decide it: "
-                                             "not yet made")
+    assert report.would_decide(fresh, 2) == (f"{decide.describe()}, registered to decide it "
+                                             "and not yet made")
     # the same run made, its results stale: the quick row still heads, and says the run exists
     made = {"em_reading": results_file("decide", {"faster_share": 0.5, "again_share": 0.5,
                                                   "n_seeds": 8}, stale=True)}
@@ -503,9 +503,10 @@ def test_a_registered_run_made_but_stale_reads_as_made_not_as_never_made():
     assert list(stale.headline["profile"]) == ["quick"] * 3
     for number in (2, 3):
         assert report.would_decide(stale, number).endswith(
-            "registered to decide it: made; its results are stale and judge nothing until rerun")
+            "registered to decide it and made, but its results are stale for this row until it "
+            "is rerun")
         cell = report.ledger_table(stale).loc[number, "verdict, on the most decisive evidence"]
-        assert "made; its results are stale" in cell
+        assert "made, but its results are stale" in cell
     # a row decided by the evidence keeps its own words
     assert report.would_decide(stale, 1) == stale.headline.loc[1, "would change"]
 

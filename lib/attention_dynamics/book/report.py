@@ -939,8 +939,8 @@ def deciding_run_state(run: DecidingRun, claim: Claim, ledger: Ledger) -> str:
     """Where a registered ``run`` of ``claim``'s chapter stands in this build, in words: its
     results judged here and current, made but stale for this claim, or not yet made here."""
     if run.profile == "decide" and claim.notebook in ledger.decided:
-        return ("made; its results judge the row" if ledger.decide_current(claim)
-                else "made; its results are stale and judge nothing until rerun")
+        return ("made, and its results judge the row" if ledger.decide_current(claim)
+                else "made, but its results are stale for this row until it is rerun")
     if run.profile == "paper":
         return "not yet made (a GPU run)"
     return "not yet made"
@@ -960,7 +960,7 @@ def would_decide(ledger: Ledger, number: int) -> str:
              if RUN_PROFILES.index(run.profile) > RUN_PROFILES.index(row["profile"])]
     if not later:  # every registered run made: the row says a larger one must be registered
         return text
-    return (f"{later[0].describe()}, registered to decide it: "
+    return (f"{later[0].describe()}, registered to decide it and "
             f"{deciding_run_state(later[0], claim, ledger)}")
 
 

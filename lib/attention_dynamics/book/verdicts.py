@@ -962,9 +962,9 @@ class ShortBudget:
         ours = _metric(metrics, self.metric, "the budget check")
         share = ours / self.authors
         if share < self.min_fraction:
-            return (f"short budget: trained on {ours:,.0f} sequences, {share:.1%} of the "
-                    f"authors' {self.authors:,.0f}; a failure counts from "
-                    f"{self.min_fraction:.0%}")
+            return (f"the run is short: trained on {ours:,.0f} sequences, {share:.1%} of the "
+                    f"authors' {self.authors:,.0f}, where a failure counts from "
+                    f"{self.min_fraction:.0%} of theirs")
         return None
 
     def would_decide(self, metrics: dict[str, float] | None = None) -> str:
@@ -1024,11 +1024,13 @@ class Outlasted:
                     f"so no budget of {self.factor:g} times it is known")
         needed = _metric(metrics, self.reference_steps_metric, "the outlasting check")
         if not self._reference_solved(metrics):
-            unsolved = f"{self.reference} did not solve the task within its {needed:,.0f} steps"
+            unsolved = (f"{self.reference}, whose solve step sets the budget for a failure, did "
+                        f"not solve the task within its {needed:,.0f} steps")
             if self.fallback is None:
                 return f"{unsolved}, so no budget for a failure is known"
             short = self.fallback.reason(metrics)
-            return None if short is None else f"{unsolved}, so the authors' budget decides ({short})"
+            return None if short is None else (
+                f"{unsolved}, so the authors' budget for this model decides instead, and {short}")
         if steps < self.factor * needed:
             return (f"trained {steps:,.0f} steps, fewer than {self.factor:g} times the "
                     f"{needed:,.0f} that {self.reference} needed")
