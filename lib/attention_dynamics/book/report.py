@@ -911,7 +911,11 @@ def _measured(claim: Claim) -> str:
     if claim.notebook not in CHAPTER_NUMBERS:
         return ""
     meaning = describe(claim.notebook, claim.metric)
-    return f"<i>measured:</i> {_text(meaning)}<br>" if meaning else ""
+    if not meaning:
+        return ""
+    if claim.each_seed is not None:  # the number is a share of seeds, each judged on this
+        return f"<i>share of seeds; each seed measured:</i> {_text(meaning)}<br>"
+    return f"<i>measured:</i> {_text(meaning)}<br>"
 
 
 def _text(words: object) -> str:
