@@ -261,6 +261,33 @@ def test_equations_fit_their_column_or_scroll_visibly(built_book, served_book, w
         assert overflowing > 0
 
 
+_INLINE_MATH_PAST_ITS_COLUMN = """() => {
+  const out = [];
+  for (const math of document.querySelectorAll(".bd-article mjx-container:not([display='true'])")) {
+    if (!math.checkVisibility()) continue;
+    const article = math.closest("article").getBoundingClientRect();
+    const box = math.getBoundingClientRect();
+    if (box.right > article.right + 1) out.push(math.textContent.slice(0, 40));
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_inline_math_stays_inside_the_column(built_book, served_book, width):
+    """No inline formula runs past the article's edge: on a phone a wide one scrolls in its own
+    box (its right edge is the column's)."""
+    problems = []
+    with _browser_page(width) as page:
+        for relative in _chapter_pages(built_book):
+            page.goto(f"{served_book}/{relative}", wait_until="load")
+            _typeset(page)
+            page.wait_for_timeout(200)  # the marking runs once MathJax has typeset
+            problems += [f"{relative} at {width}px: {text}"
+                         for text in page.evaluate(_INLINE_MATH_PAST_ITS_COLUMN)]
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("width", [390, 1400])
 def test_no_page_is_wider_than_the_screen(built_book, served_book, width):
     """Every page, the indexes, search and the library reference included, fits the window:

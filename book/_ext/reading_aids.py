@@ -93,6 +93,31 @@ MARK_SCROLLING = """
 """
 
 
+SCROLL_WIDE_INLINE_MATH = """
+(() => {
+  // an inline formula wider than its column (on a phone) scrolls in its own box instead of
+  // running past the column's edge, where it would be clipped
+  const fit = () => {
+    for (const math of document.querySelectorAll(
+        ".bd-article mjx-container:not([display='true'])")) {
+      const column = math.closest("p, li, dd, td, th, div");
+      if (!column) continue;
+      math.classList.remove("wide-inline-math");
+      if (math.getBoundingClientRect().width > column.clientWidth) {
+        math.classList.add("wide-inline-math");
+      }
+    }
+  };
+  window.addEventListener("load", () => {
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    if (typeset) typeset.then(fit); else fit();
+  });
+  window.addEventListener("resize", fit);
+  document.addEventListener("toggle", fit, true);  // a folded proof's formulas, once opened
+})();
+"""
+
+
 def _add_static_path(app):
     app.config.html_static_path.append(str(Path(__file__).parent / "static"))
 
@@ -105,4 +130,5 @@ def setup(app):
     app.add_js_file(None, body=ENLARGE_ON_CLICK)
     app.add_js_file(None, body=WRAP_TABLES)
     app.add_js_file(None, body=MARK_SCROLLING)
+    app.add_js_file(None, body=SCROLL_WIDE_INLINE_MATH)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
