@@ -587,7 +587,9 @@ class CountsTable:
     frame: pd.DataFrame
 
     def _repr_html_(self) -> str:
-        return self.frame.to_html(classes="counts-table", border=0)
+        # one header row: the columns' name heads the index column (an index name would add
+        # a second, empty row)
+        return self.frame.rename_axis(index=None).to_html(classes="counts-table", border=0)
 
     def __repr__(self) -> str:
         return self.frame.to_string()
