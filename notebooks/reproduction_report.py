@@ -112,9 +112,10 @@ reader_table(
 # %% [markdown]
 # ## Rule changes
 #
-# Every rule above is fixed in the claims' registry before the run that now judges it; a
-# change made after results had been seen, to a rule or to the seeds of a deciding run, is
-# logged with its reason. {glue:text}`rule_changes_phrase:s` Each change, with the rule before
+# Every rule above is registered in the claims' registry. A change made after any results
+# of its claim had been seen, to a rule or to the seeds of a deciding run, is logged with its
+# reason, even where the run that now judges the claim came later: a rerun can repeat, to the
+# bit, results that were already seen. {glue:text}`rule_changes_phrase:s` Each change, with the rule before
 # and after, its reason and the verdicts before and after, and a changelog of the verdicts
 # that moved, newest first, are on the page {doc}`/notebooks/rule_log`.
 

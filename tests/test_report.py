@@ -511,6 +511,25 @@ def test_a_registered_run_made_but_stale_reads_as_made_not_as_never_made():
     assert report.would_decide(stale, 1) == stale.headline.loc[1, "would change"]
 
 
+def test_a_run_made_before_its_rows_rule_changed_and_still_open_under_it_names_the_next():
+    """A registered run made before the row's rule changed (its file current for every other
+    row) would repeat its numbers on a rerun: where today's rule leaves the row open on them,
+    the row names the next registered run and why the made one cannot decide."""
+    claims, results, decide = registered_shares()
+    made = results_file("decide", {"faster_share": 0.5, "again_share": 1.0, "n_seeds": 8})
+    made["stale_claims"] = [claims[1].key]  # the first share's rule changed since the run
+    ledger = report.build_ledger(claims, results, {"em_reading": made})
+    text = report.would_decide(ledger, 2)
+    assert text.startswith(f"{claims[1].decided_by[1].describe()}, registered to decide it and "
+                           "not yet made (a GPU run); the decide profile's run, made before "
+                           "this row's rule changed, leaves it open under today's rule too (")
+    assert "4 of 8 seeds" in text
+    # decided under today's rule on those numbers: the made run is named as before
+    made["metrics"]["faster_share"] = 1.0
+    again = report.build_ledger(claims, results, {"em_reading": made})
+    assert "leaves it open" not in report.would_decide(again, 2)
+
+
 def test_the_findings_say_what_would_decide_a_group_of_rows_once():
     claims, results, decide = registered_shares()
     text = report.findings_text(report.build_ledger(claims, results, {}))

@@ -966,8 +966,30 @@ def would_decide(ledger: Ledger, number: int) -> str:
              if RUN_PROFILES.index(run.profile) > RUN_PROFILES.index(row["profile"])]
     if not later:  # every registered run made: the row says a larger one must be registered
         return text
+    if (left_open := _left_open_by_its_run(later[0], claim, ledger)) is not None:
+        # a rerun of a run made before the rule changed repeats its numbers to the bit, and
+        # today's rule leaves the row open on them: the next registered run is what decides
+        following = (f"{later[1].describe()}, registered to decide it and "
+                     f"{deciding_run_state(later[1], claim, ledger)}" if len(later) > 1
+                     else "a larger run, registered before it runs")
+        return (f"{following}; the {later[0].profile} profile's run, made before this row's "
+                f"rule changed, leaves it open under today's rule too ({left_open})")
     return (f"{later[0].describe()}, registered to decide it and "
             f"{deciding_run_state(later[0], claim, ledger)}")
+
+
+def _left_open_by_its_run(run: DecidingRun, claim: Claim, ledger: Ledger) -> str | None:
+    """Why today's rule leaves ``claim`` undecided on the results of its registered ``run``,
+    where that run was made and its file is current but for this claim's rule, which changed
+    after it ran (a rerun would give the same numbers); ``None`` otherwise (not made, stale for
+    another reason, or decided by today's rule on those results)."""
+    content = ledger.decided.get(claim.notebook) if run.profile == "decide" else None
+    if (content is None or content.get("stale")
+            or claim.key not in content.get("stale_claims", ())):
+        return None
+    rejudged = claim.row({claim.notebook: content})
+    return without_e_notation(rejudged["reason"]) if rejudged["verdict"] == "inconclusive" \
+        else None
 
 
 RUN_ESTIMATE = re.compile(r"about [\d,.]+ [\w-]+")
