@@ -1018,7 +1018,7 @@ def _run_cell(run: DecidingRun, claim: Claim, ledger: Ledger) -> str:
 def deciding_runs_table(ledger: Ledger) -> pd.DataFrame:
     """The registered deciding runs (each claim's ``decided_by``, of
     :class:`~attention_dynamics.book.verdicts.DecidingRun`) for a narrow column: a column per
-    profile, smallest first, whose cells give that profile's run (:func:`_run_cell`: seeds,
+    profile, smallest first, whose cells give that profile's run (its seeds,
     steps, the chapter run's estimated cost, where it stands; nothing where a claim registers
     none), and a row per such pair of cells, after the claims that register it (each its table
     number and short name), in the order of their first claim. Show it with
