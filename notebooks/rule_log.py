@@ -15,11 +15,12 @@
 #
 # Every claim of the {doc}`/notebooks/reproduction_report` is judged by a rule registered in
 # the claims' registry. This page is for those who audit that ledger: it lists every change
-# made after results had been seen (results that a later run may repeat to the bit), to a claim's rule or to the seeds of the run that decides
-# it, with the rule before and after, the reason, and the verdict before and after on the
-# results the change was made on. The book's tests fail when a claim's rule (not yet the
-# seeds of its runs) differs from the one first registered and no entry here accounts for
-# the difference. Claims are named by their row in the report's table and a short name.
+# made after results had been seen (results that a later run may repeat to the bit), to a
+# claim's rule or to the seeds of the run that decides it, with the rule before and after,
+# the reason, and the verdict before and after on the results the change was made on. The
+# book's tests fail when a claim's rule (not yet the seeds of its runs) differs from the one
+# first registered and no entry here accounts for the difference. Claims are named by their
+# row in the report's table and a short name.
 #
 # {glue:text}`rule_log_summary:s`
 
