@@ -1137,7 +1137,7 @@ def decision(rule: Rule, value: float, null: Null, metrics: dict[str, float],
         unsolved = check.reason(metrics) if check is not None else None
         if unsolved:
             return Decision(INCONCLUSIVE, unsolved, check.basis, check.would_decide(metrics),
-                            larger_run_decides=getattr(check, "other_setting", None) is None)
+                            larger_run_decides=check.other_setting is None)
     failing = [(reason, check.would_decide(metrics)) for check in (still_learning, budget)
                if check is not None for reason in [check.reason(metrics)] if reason]
     unfinished = " and ".join(reason for reason, _ in failing)
